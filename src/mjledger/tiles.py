@@ -1,0 +1,203 @@
+"""Tiles and melds as values, with the compact notation logs and tests use both ways.
+
+A tile is ``(suit, rank)``: suits ``m`` (characters), ``p`` (dots), ``s`` (bamboo) ranks 1-9,
+and ``z`` honours 1-7 (east, south, west, north, white, green, red). Tiles order as the
+34-slot count vectors of the decomposer do (``m``, ``p``, ``s``, ``z``), so sorting a hand and
+indexing a count vector never disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+import attrs
+
+from mjledger.errors import TileError
+
+__all__ = [
+    "HONOUR_NAMES",
+    "SUITS",
+    "TILES",
+    "Meld",
+    "MeldKind",
+    "Tile",
+    "format_tiles",
+    "parse_tiles",
+]
+
+SUITS = "mpsz"
+HONOUR_NAMES = ("east", "south", "west", "north", "white", "green", "red")
+
+MeldKind = Literal["chow", "pung", "kong"]
+_MELD_KINDS: tuple[MeldKind, ...] = ("chow", "pung", "kong")
+
+_GROUP = re.compile(r"\s*([0-9]+)([a-z])\s*")
+
+
+def _check_suit(_instance: object, _attribute: object, suit: str) -> None:
+    if suit not in SUITS:
+        raise TileError(f"unknown suit {suit!r}: expected one of m, p, s, z")
+
+
+def _check_rank(instance: Tile, _attribute: object, rank: int) -> None:
+    top = 7 if instance.suit == "z" else 9
+    if not 1 <= rank <= top:
+        raise TileError(f"no tile {rank}{instance.suit}: ranks run 1-{top} in suit {instance.suit}")
+
+
+@attrs.frozen(order=True, repr=False)
+class Tile:
+    """One tile; equal tiles are interchangeable, so a value object is all a hand needs."""
+
+    suit: str = attrs.field(validator=_check_suit)
+    rank: int = attrs.field(validator=_check_rank)
+
+    @classmethod
+    def parse(cls, text: str) -> Tile:
+        """Read one tile such as ``"5m"`` or ``"7z"``."""
+        tiles = parse_tiles(text)
+        if len(tiles) != 1:
+            raise TileError(f"expected one tile, got {text!r}")
+        return tiles[0]
+
+    @classmethod
+    def from_index(cls, index: int) -> Tile:
+        """The tile at slot ``index`` (0-33) of a count vector."""
+        if not 0 <= index < 34:
+            raise TileError(f"no tile at index {index}: indices run 0-33")
+        return TILES[index]
+
+    @property
+    def index(self) -> int:
+        """This tile's slot in a 34-slot count vector (``1m`` is 0, ``7z`` is 33)."""
+        return SUITS.index(self.suit) * 9 + self.rank - 1
+
+    @property
+    def is_honour(self) -> bool:
+        return self.suit == "z"
+
+    @property
+    def is_terminal(self) -> bool:
+        """A suited 1 or 9 (honours are not terminals)."""
+        return self.suit != "z" and self.rank in (1, 9)
+
+    def __str__(self) -> str:
+        return f"{self.rank}{self.suit}"
+
+    def __repr__(self) -> str:
+        return f"Tile.parse('{self}')"
+
+
+TILES: tuple[Tile, ...] = tuple(
+    Tile(suit, rank) for suit in "mps" for rank in range(1, 10)
+) + tuple(Tile("z", rank) for rank in range(1, 8))
+
+
+def parse_tiles(text: str) -> tuple[Tile, ...]:
+    """Read compact notation (``"123m456p11z"``), keeping the written order.
+
+    Spaces between groups are allowed. The error quotes the whole text and the part that
+    could not be read, because the text usually comes from a log line a person must fix.
+    """
+    tiles: list[Tile] = []
+    pos = 0
+    while pos < len(text):
+        match = _GROUP.match(text, pos)
+        if match is None:
+            if text[pos:].strip() == "":
+                break
+            raise TileError(f"bad tile notation {text!r}: cannot read {text[pos:]!r}")
+        digits, suit = match.groups()
+        if suit not in SUITS:
+            raise TileError(
+                f"bad tile notation {text!r}: unknown suit {suit!r} in {match.group(0).strip()!r}"
+            )
+        for digit in digits:
+            try:
+                tiles.append(Tile(suit, int(digit)))
+            except TileError as error:
+                raise TileError(f"bad tile notation {text!r}: {error}") from None
+        pos = match.end()
+    if not tiles:
+        raise TileError(f"bad tile notation {text!r}: no tiles")
+    return tuple(tiles)
+
+
+def format_tiles(tiles: Iterable[Tile]) -> str:
+    """Compact notation, sorted and grouped by suit, so equal hands print equally."""
+    out: list[str] = []
+    previous = ""
+    for tile in sorted(tiles):
+        if previous and tile.suit != previous:
+            out.append(previous)
+        out.append(str(tile.rank))
+        previous = tile.suit
+    if previous:
+        out.append(previous)
+    return "".join(out)
+
+
+def _check_meld(instance: Meld, _attribute: object, tiles: tuple[Tile, ...]) -> None:
+    kind = instance.kind
+    shown = format_tiles(tiles) if tiles else "(no tiles)"
+    if kind == "chow":
+        ordered = sorted(tiles)
+        if (
+            len(ordered) != 3
+            or ordered[0].is_honour
+            or any(t.suit != ordered[0].suit for t in ordered)
+            or [t.rank for t in ordered] != list(range(ordered[0].rank, ordered[0].rank + 3))
+        ):
+            raise TileError(f"a chow is three consecutive tiles of one suit, not {shown}")
+    else:
+        size = 3 if kind == "pung" else 4
+        if len(tiles) != size or any(t != tiles[0] for t in tiles):
+            raise TileError(f"a {kind} is {size} identical tiles, not {shown}")
+
+
+def _check_kind(_instance: object, _attribute: object, kind: str) -> None:
+    if kind not in _MELD_KINDS:
+        raise TileError(f"unknown meld kind {kind!r}: expected chow, pung or kong")
+
+
+def _check_concealed(instance: Meld, _attribute: object, concealed: bool) -> None:
+    if concealed and instance.kind != "kong":
+        raise TileError(f"only a kong can be concealed, not a {instance.kind}")
+
+
+def _sorted_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
+    return tuple(sorted(tiles))
+
+
+@attrs.frozen(repr=False)
+class Meld:
+    """A set declared before the win (claimed, or a kong), as it lies face up on the table.
+
+    ``concealed`` marks a concealed kong; it is the only meld that keeps a hand concealed in
+    Hong Kong and the one that pays double in Sichuan, hence a flag and not a fourth kind.
+    """
+
+    kind: MeldKind = attrs.field(validator=_check_kind)
+    tiles: tuple[Tile, ...] = attrs.field(converter=_sorted_tiles, validator=_check_meld)
+    concealed: bool = attrs.field(default=False, validator=_check_concealed)
+
+    @classmethod
+    def parse(cls, kind: str, text: str, *, concealed: bool = False) -> Meld:
+        """A meld from its kind and compact notation, e.g. ``Meld.parse("pung", "555p")``."""
+        if kind not in _MELD_KINDS:
+            raise TileError(f"unknown meld kind {kind!r}: expected chow, pung or kong")
+        return cls(kind, parse_tiles(text), concealed)
+
+    @property
+    def first(self) -> Tile:
+        """The lowest tile, which with ``kind`` identifies the set."""
+        return self.tiles[0]
+
+    def __str__(self) -> str:
+        return format_tiles(self.tiles)
+
+    def __repr__(self) -> str:
+        extra = ", concealed=True" if self.concealed else ""
+        return f"Meld.parse('{self.kind}', '{self}'{extra})"
