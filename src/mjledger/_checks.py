@@ -1,0 +1,67 @@
+"""attrs validators that raise mjledger's own errors.
+
+Values are compared by type as well as by equality: in Python ``True == 1`` and
+``10.0 == 10``, but the contract says a JSON ``true`` is never an integer and ``3.0`` is never
+3, so a check that only used ``in`` would let coerced values through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from mjledger.errors import FormatError
+
+Validator = Callable[[Any, Any, Any], None]
+
+TILE: Final = re.compile(r"[1-9][mps]|[1-7]z")
+TILES: Final = re.compile(r"(?:[1-9]+[mps]|[1-7]+z)+")
+
+
+def one_of(*allowed: object, what: str = "") -> Validator:
+    """Accept exactly the listed values, each of the listed value's own type."""
+    kinds = {type(a) for a in allowed}
+
+    def check(_inst: object, attribute: Any, value: object) -> None:
+        if type(value) not in kinds or value not in allowed:
+            shown = ", ".join(repr(a) for a in allowed)
+            raise FormatError(f"{what}{attribute.name} must be one of {shown}, not {value!r}")
+
+    return check
+
+
+def int_between(low: int, high: int | None = None, *, what: str = "") -> Validator:
+    """An integer (not a bool) in ``[low, high]``; ``high=None`` means no upper bound."""
+
+    def check(_inst: object, attribute: Any, value: object) -> None:
+        if type(value) is not int or value < low or (high is not None and value > high):
+            bound = f"between {low:,} and {high:,}" if high is not None else f"at least {low}"
+            raise FormatError(f"{what}{attribute.name} must be an integer {bound}, not {value!r}")
+
+    return check
+
+
+def optional(check: Validator) -> Validator:
+    def maybe(inst: object, attribute: Any, value: object) -> None:
+        if value is not None:
+            check(inst, attribute, value)
+
+    return maybe
+
+
+def non_empty(_inst: object, attribute: Any, value: object) -> None:
+    if type(value) is not str or not value:
+        raise FormatError(f"{attribute.name} must be a non-empty string, not {value!r}")
+
+
+def tile(_inst: object, attribute: Any, value: object) -> None:
+    if type(value) is not str or not TILE.fullmatch(value):
+        raise FormatError(f"{attribute.name} must be one tile such as '5m' or '7z', not {value!r}")
+
+
+def tiles(_inst: object, attribute: Any, value: object) -> None:
+    if type(value) is not str or not TILES.fullmatch(value):
+        raise FormatError(
+            f"{attribute.name} must be tiles in compact notation such as '123m55p', not {value!r}"
+        )

@@ -1,0 +1,325 @@
+"""The log's wire format: strict JSON Lines in, events out, and events back to the same JSON.
+
+Two standard tools are too lenient for a money contract, so this module tightens both:
+
+* cattrs' default converter coerces (``true`` becomes 1, ``"3"`` becomes 3, ``3.0`` becomes 3,
+  a string is accepted as a list of characters). log-format.md says integers are JSON integers,
+  never ``true`` and never ``3.0``; a coerced stake or fan is silently wrong money. So every
+  scalar, literal and container gets a hook that checks the JSON type exactly.
+* :mod:`json` keeps the last of two repeated keys and accepts ``NaN``/``Infinity``; the
+  contract makes a repeated key an error (a backend that writes ``"fan"`` twice has a bug we
+  must not paper over), so objects are built through a hook that refuses duplicates.
+
+Lines are split on ``\\n`` only (``str.splitlines`` also splits on form feeds, ``\\x85`` and
+``\\u2028``, which would shift every line number after them).
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from collections.abc import Callable, Iterator
+from typing import Any, Final, Literal, get_args, get_origin
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from mjledger.errors import FormatError, LogError
+from mjledger.events import (
+    EVENT_CLASSES,
+    EVENT_TYPES,
+    Event,
+    HandStarted,
+    MatchStarted,
+    MeldRecord,
+    PlayerAtWallEnd,
+)
+from mjledger.house_rules import HongKongRules, SichuanRules, rules_from_json
+
+_JSON_NAMES: Final = {int: "an integer", str: "a string", bool: "true or false"}
+
+
+def _describe(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _jsonable(value: object) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _strict_scalar(kind: type) -> Callable[[object, type], object]:
+    def structure(value: object, _type: type) -> object:
+        if type(value) is not kind:
+            raise FormatError(f"expected {_JSON_NAMES[kind]}, not {_describe(value)}")
+        return value
+
+    return structure
+
+
+def _strict_literal(value: object, literal: Any) -> object:
+    allowed = get_args(literal)
+    if not any(type(value) is type(a) and value == a for a in allowed):
+        shown = ", ".join(json.dumps(a) for a in allowed)
+        raise FormatError(f"expected one of {shown}, not {_describe(value)}")
+    return value
+
+
+def _is_homogeneous_tuple(t: Any) -> bool:
+    args = get_args(t)
+    return get_origin(t) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _is_str_dict(t: Any) -> bool:
+    return get_origin(t) is dict and get_args(t)[0] is str
+
+
+def make_converter() -> cattrs.Converter:
+    """The one converter for the log format, strict in and compact out.
+
+    Unstructuring omits fields at their default, so a stored or exported event reads like a
+    line a backend would write; house rules are written out in full (every key present), since
+    a default can change between versions but a recorded match's rules must not.
+    """
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    for kind in (int, str, bool):
+        conv.register_structure_hook(kind, _strict_scalar(kind))
+    conv.register_structure_hook_func(lambda t: get_origin(t) is Literal, _strict_literal)
+
+    def structure_tuple(value: object, t: Any) -> tuple[Any, ...]:
+        if type(value) is not list:
+            raise FormatError(f"expected a JSON array, not {_describe(value)}")
+        item = get_args(t)[0]
+        return tuple(conv.structure(v, item) for v in value)
+
+    def structure_dict(value: object, t: Any) -> dict[str, Any]:
+        if type(value) is not dict:
+            raise FormatError(f"expected a JSON object, not {_describe(value)}")
+        item = get_args(t)[1]
+        out = {}
+        for key, v in value.items():
+            try:
+                out[key] = conv.structure(v, item)
+            except (LogError, ClassValidationError, IterableValidationError) as exc:
+                raise FormatError(f"{key!r}: {_first_problem(exc)}") from None
+        return out
+
+    conv.register_structure_hook_func(_is_homogeneous_tuple, structure_tuple)
+    conv.register_structure_hook_func(_is_str_dict, structure_dict)
+
+    for cls in (MeldRecord, PlayerAtWallEnd):
+        conv.register_structure_hook(cls, _object_only(make_dict_structure_fn(cls, conv)))
+        conv.register_unstructure_hook(
+            cls, make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True)
+        )
+
+    rules_unstructure = attrs.asdict
+    conv.register_unstructure_hook(HongKongRules, rules_unstructure)
+    conv.register_unstructure_hook(SichuanRules, rules_unstructure)
+
+    for cls in EVENT_CLASSES:
+        renames: dict[str, Any] = {}
+        if "from_" in attrs.fields_dict(cls):
+            renames["from_"] = override(rename="from")
+        has_rules = "rules" in attrs.fields_dict(cls)
+        if has_rules:
+            renames["rules"] = override(omit=True)
+        structure = _object_only(make_dict_structure_fn(cls, conv, **renames))
+        if has_rules:
+            structure = _with_rules(structure)
+        conv.register_structure_hook(cls, structure)
+        unstructure_renames = {k: v for k, v in renames.items() if k != "rules"}
+        conv.register_unstructure_hook(
+            cls,
+            _tagged(
+                cls.TYPE,
+                make_dict_unstructure_fn(
+                    cls, conv, _cattrs_omit_if_default=True, **unstructure_renames
+                ),
+            ),
+        )
+    conv.register_structure_hook(Event, lambda obj, _t: event_from_json(obj))
+    return conv
+
+
+def _object_only(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def hook(value: object, t: Any) -> Any:
+        if type(value) is not dict:
+            raise FormatError(f"expected a JSON object, not {_describe(value)}")
+        return structure(value, t)
+
+    return hook
+
+
+def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """House rules are typed by the ruleset named on the same line, so they are read after it."""
+
+    def hook(value: dict[str, Any], t: Any) -> Any:
+        if "rules" not in value or value["rules"] is None:
+            return structure({k: v for k, v in value.items() if k != "rules"}, t)
+        event = structure({k: v for k, v in value.items() if k != "rules"}, t)
+        if event.ruleset is None:
+            raise FormatError("'rules' needs a 'ruleset' on the same line")
+        return attrs.evolve(event, rules=rules_from_json(event.ruleset, value["rules"]))
+
+    return hook
+
+
+def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[[Any], Any]:
+    def hook(event: Any) -> dict[str, Any]:
+        out = {"type": tag}
+        out.update(unstructure(event))
+        if getattr(event, "rules", None) is not None:
+            out["rules"] = attrs.asdict(event.rules)
+        return out
+
+    return hook
+
+
+CONVERTER: Final = make_converter()
+
+
+def event_from_json(obj: object) -> Event:
+    """Structure one decoded JSON object into its event, or raise a :class:`FormatError`.
+
+    The error names the event type when the ``type`` could be read, and the offending field.
+    """
+    if type(obj) is not dict:
+        raise FormatError(f"a line must be a JSON object, not {_describe(obj)}")
+    tag = obj.get("type")
+    if tag is None:
+        raise FormatError('the object has no "type"')
+    if type(tag) is not str or tag not in EVENT_TYPES:
+        known = ", ".join(EVENT_TYPES)
+        raise FormatError(f"unknown event type {_describe(tag)} (known: {known})")
+    cls = EVENT_TYPES[tag]
+    fields = {k: v for k, v in obj.items() if k != "type"}
+    try:
+        return typing.cast(Event, CONVERTER.structure(fields, cls))
+    except LogError as exc:
+        raise FormatError(exc.problem, event_type=tag) from None
+    except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
+        raise FormatError(_first_problem(exc), event_type=tag) from None
+
+
+def _first_problem(exc: BaseException, path: str = "") -> str:
+    """Flatten cattrs' exception group into one sentence naming the field at fault."""
+    if isinstance(exc, ForbiddenExtraKeysError):
+        extra = ", ".join(sorted(exc.extra_fields))
+        where = f" in {path}" if path else ""
+        return f"unknown field{'s' if len(exc.extra_fields) > 1 else ''}{where}: {extra}"
+    if isinstance(exc, (ClassValidationError, IterableValidationError)):
+        for sub in exc.exceptions:
+            return _first_problem(sub, _extend(path, sub))
+    if isinstance(exc, KeyError):
+        return f"missing field {path!r}" if path else "missing field"
+    problem = exc.problem if isinstance(exc, LogError) else str(exc)
+    return f"{path}: {problem}" if path else problem
+
+
+def _extend(path: str, exc: BaseException) -> str:
+    for note in getattr(exc, "__notes__", ()):
+        name = getattr(note, "name", None)
+        if name is None:
+            name = getattr(note, "index", None)
+        if name is not None:
+            name = "from" if name == "from_" else name
+            if isinstance(name, int):
+                return f"{path}[{name}]"
+            return f"{path}.{name}" if path else str(name)
+    return path
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The event as its log line's JSON object (``type`` first, defaults left out)."""
+    return typing.cast(dict[str, Any], CONVERTER.unstructure(event))
+
+
+def dumps_event(event: Event) -> str:
+    """One log line, without the newline."""
+    return json.dumps(event_to_json(event), ensure_ascii=False, separators=(", ", ": "))
+
+
+def canonical_json(event: Event) -> str:
+    """Sorted keys, no spaces, UTF-8 text: the form digests are taken over."""
+    return json.dumps(
+        event_to_json(event), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+
+
+# --- strict JSON decoding -------------------------------------------------------------------
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise FormatError(f"repeated key {key!r}")
+            seen.add(key)
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise FormatError(f"{name} is not a JSON number")
+
+
+_DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant
+)
+
+
+def decode_json(text: str) -> Any:
+    """Decode one line of JSON strictly (no repeated keys, no NaN or Infinity)."""
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def decode_line(text: str, line: int | None = None) -> Event:
+    """One log line to its event; errors carry ``line`` and, where readable, the event type."""
+    try:
+        obj = decode_json(text)
+    except FormatError as exc:
+        raise exc.at(line) from None
+    try:
+        return event_from_json(obj)
+    except FormatError as exc:
+        tag = obj.get("type") if isinstance(obj, dict) else None
+        raise exc.at(line, tag if isinstance(tag, str) and tag in EVENT_TYPES else None) from None
+
+
+def iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Numbered non-blank lines, numbered as an editor shows them (blank lines still count)."""
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if line.strip():
+            yield number, line
+
+
+def parse_log(text: str) -> list[tuple[int, Event]]:
+    """Every event of a log with its line number; an empty log is an error of line 1."""
+    events = [(number, decode_line(line, number)) for number, line in iter_lines(text)]
+    if not events:
+        raise FormatError("the log is empty", line=1)
+    return events
+
+
+def read_log_bytes(data: bytes) -> list[tuple[int, Event]]:
+    """Like :func:`parse_log` for raw bytes, naming the line of any invalid UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError("the line is not valid UTF-8", line=line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return parse_log(text)

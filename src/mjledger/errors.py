@@ -1,0 +1,58 @@
+"""One exception hierarchy, so a caller can catch everything mjledger refuses with one clause.
+
+Every error raised by the library is an :class:`MjledgerError`. Errors about a log carry the
+1-based line number and the event type (where it could be read), because a support person
+fixing a disputed hand needs to know exactly where to look.
+"""
+
+from __future__ import annotations
+
+
+class MjledgerError(Exception):
+    """Root of every error mjledger raises on purpose."""
+
+
+class LogError(MjledgerError):
+    """A log (or one event of it) breaks the format or the rules; nothing was recorded.
+
+    ``line`` is the 1-based line of the log (``None`` for an event handed over without a log),
+    ``event_type`` the event's ``"type"`` where it could be read, ``problem`` a plain sentence.
+    """
+
+    def __init__(self, problem: str, *, line: int | None = None, event_type: str | None = None):
+        self.problem = problem
+        self.line = line
+        self.event_type = event_type
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.event_type is not None:
+            where.append(self.event_type)
+        return f"{': '.join(where)}: {self.problem}" if where else self.problem
+
+    def at(self, line: int | None, event_type: str | None = None) -> LogError:
+        """The same problem, placed at ``line`` (keeps an event type already known)."""
+        return type(self)(self.problem, line=line, event_type=self.event_type or event_type)
+
+
+class FormatError(LogError):
+    """The line is not a well-formed event: bad JSON, unknown type or field, wrong value type."""
+
+
+class RuleError(LogError):
+    """The event is well-formed but breaks the rules of play or of the house rules."""
+
+
+class TileError(MjledgerError):
+    """Tile notation that cannot be read, or a tile count that cannot be."""
+
+
+class StoreError(MjledgerError):
+    """The ledger store refused an operation (missing match or hand, conflicting record)."""
+
+
+class ConcurrencyError(StoreError):
+    """Another writer appended to the same stream first; reload and retry."""

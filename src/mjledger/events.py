@@ -1,0 +1,247 @@
+"""The domain events of a mahjong hand and match: one frozen class per line type of the log.
+
+These classes are the public contract in Python form (log-format.md, "Events in a hand"); the
+codec turns them into the log's JSON and back. They only check what a single event can know
+on its own (a non-empty player id, a well-formed tile, a value in range); whether the event is
+legal *here* (a player at the table, a hand in progress) is the fold's job, since that needs
+the state. Keep every event class in this module: stored rows name their class by module path.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final, Literal
+
+from attrs import field, frozen
+
+from mjledger import _checks as check
+from mjledger.errors import FormatError
+from mjledger.house_rules import HouseRules
+
+Ruleset = Literal["hongkong", "sichuan"]
+Wind = Literal["east", "south", "west", "north"]
+Suit = Literal["m", "p", "s"]
+KongKind = Literal["exposed", "added", "concealed"]
+MeldKind = Literal["chow", "pung", "kong"]
+
+WINDS: Final[tuple[Wind, ...]] = ("east", "south", "west", "north")
+
+
+def _four_distinct_players(_inst: object, _attribute: object, value: tuple[str, ...]) -> None:
+    if len(value) != 4:
+        raise FormatError(f"players must list exactly four players, not {len(value)}")
+    for player in value:
+        if type(player) is not str or not player:
+            raise FormatError(f"players must be non-empty strings, not {player!r}")
+    if len(set(value)) != 4:
+        raise FormatError("players must be four distinct ids")
+
+
+def _optional_players(inst: object, attribute: object, value: tuple[str, ...] | None) -> None:
+    if value is not None:
+        _four_distinct_players(inst, attribute, value)
+
+
+def _format_one(_inst: object, _attribute: object, value: int | None) -> None:
+    if value is not None and (type(value) is not int or value != 1):
+        raise FormatError(f"format {value!r} is not supported (this is format 1)")
+
+
+@frozen
+class MeldRecord:
+    """A meld as a log writes it: ``{"kind": "pung", "tiles": "555p"}``."""
+
+    kind: MeldKind = field(validator=check.one_of("chow", "pung", "kong"))
+    tiles: str = field(validator=check.tiles)
+    concealed: bool = field(default=False, validator=check.one_of(False, True))
+
+
+@frozen
+class MatchStarted:
+    """Opens a match: the table's rule set, its four players in turn order, its house rules."""
+
+    TYPE: ClassVar[str] = "match_started"
+    ruleset: Ruleset = field(validator=check.one_of("hongkong", "sichuan"))
+    players: tuple[str, ...] = field(validator=_four_distinct_players)
+    match: str | None = field(default=None, validator=check.optional(check.non_empty))
+    rules: HouseRules | None = None
+    format: int | None = field(default=None, validator=_format_one)
+
+
+@frozen
+class HandStarted:
+    """Opens a hand. In a match it carries at most ``dealer``; a stand-alone hand (a disputed
+    hand cut out of a match) also carries the table and the context it was cut from."""
+
+    TYPE: ClassVar[str] = "hand_started"
+    dealer: str | None = field(default=None, validator=check.optional(check.non_empty))
+    ruleset: Ruleset | None = field(
+        default=None, validator=check.optional(check.one_of("hongkong", "sichuan"))
+    )
+    players: tuple[str, ...] | None = field(default=None, validator=_optional_players)
+    rules: HouseRules | None = None
+    match: str | None = field(default=None, validator=check.optional(check.non_empty))
+    number: int | None = field(default=None, validator=check.optional(check.int_between(1)))
+    dealer_streak: int | None = field(default=None, validator=check.optional(check.int_between(0)))
+    round_wind: Wind | None = field(default=None, validator=check.optional(check.one_of(*WINDS)))
+    format: int | None = field(default=None, validator=_format_one)
+
+    @property
+    def stand_alone(self) -> bool:
+        """True when the line carries its own table (a hand cut out of a match)."""
+        return (
+            self.ruleset is not None
+            or self.players is not None
+            or self.rules is not None
+            or self.match is not None
+            or self.number is not None
+            or self.dealer_streak is not None
+            or self.round_wind is not None
+        )
+
+
+@frozen
+class VoidSuitChosen:
+    """Sichuan: the suit a player promises to discard entirely before winning."""
+
+    TYPE: ClassVar[str] = "void_suit_chosen"
+    player: str = field(validator=check.non_empty)
+    suit: Suit = field(validator=check.one_of("m", "p", "s"))
+
+
+@frozen
+class Discarded:
+    """A discard nobody claimed for a win or an exposed kong (those events imply their discard).
+
+    It matters for money because it ends the discarder's run of kongs: only the discard that
+    directly follows a kong lets its money pass to a winner.
+    """
+
+    TYPE: ClassVar[str] = "discarded"
+    player: str = field(validator=check.non_empty)
+    tile: str | None = field(default=None, validator=check.optional(check.tile))
+
+
+@frozen
+class KongDeclared:
+    """A completed kong. ``from_`` (``"from"`` in the log) is the discarder of an exposed kong."""
+
+    TYPE: ClassVar[str] = "kong_declared"
+    player: str = field(validator=check.non_empty)
+    kind: KongKind = field(validator=check.one_of("exposed", "added", "concealed"))
+    from_: str | None = field(default=None, validator=check.optional(check.non_empty))
+    tile: str | None = field(default=None, validator=check.optional(check.tile))
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind == "exposed" and self.from_ is None:
+            raise FormatError("an exposed kong needs 'from', the player whose discard it claimed")
+        if self.kind != "exposed" and self.from_ is not None:
+            raise FormatError(f"only an exposed kong has 'from'; this one is {self.kind}")
+
+
+@frozen
+class WonOnDiscard:
+    """A win on another player's discard; ``from_`` is the discarder (or the robbed player)."""
+
+    TYPE: ClassVar[str] = "won_on_discard"
+    player: str = field(validator=check.non_empty)
+    from_: str = field(validator=check.non_empty)
+    fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
+    limit: bool = field(default=False, validator=check.one_of(False, True))
+    robbing_kong: bool = field(default=False, validator=check.one_of(False, True))
+    tiles: str | None = field(default=None, validator=check.optional(check.tiles))
+    winning_tile: str | None = field(default=None, validator=check.optional(check.tile))
+    melds: tuple[MeldRecord, ...] | None = None
+    last_tile: bool = field(default=False, validator=check.one_of(False, True))
+
+    @property
+    def has_tiles(self) -> bool:
+        return self.tiles is not None or self.winning_tile is not None or self.melds is not None
+
+
+@frozen
+class SelfDrawn:
+    """A win on a tile the winner drew: every other player still in pays."""
+
+    TYPE: ClassVar[str] = "self_drawn"
+    player: str = field(validator=check.non_empty)
+    fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
+    limit: bool = field(default=False, validator=check.one_of(False, True))
+    tiles: str | None = field(default=None, validator=check.optional(check.tiles))
+    winning_tile: str | None = field(default=None, validator=check.optional(check.tile))
+    melds: tuple[MeldRecord, ...] | None = None
+    last_tile: bool = field(default=False, validator=check.one_of(False, True))
+
+    @property
+    def has_tiles(self) -> bool:
+        return self.tiles is not None or self.winning_tile is not None or self.melds is not None
+
+
+@frozen
+class PlayerAtWallEnd:
+    """What a Sichuan backend asserts (or shows, with tiles) about one player still in at an
+    empty wall. Exactly one shape is allowed, so a contradictory claim such as a ready flower
+    pig cannot be written at all."""
+
+    flower_pig: bool | None = None
+    ready: bool | None = None
+    best_fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
+    tiles: str | None = field(default=None, validator=check.optional(check.tiles))
+    melds: tuple[MeldRecord, ...] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        shape = (
+            self.flower_pig,
+            self.ready,
+            self.best_fan is not None,
+            self.tiles is not None or self.melds is not None,
+        )
+        allowed = {
+            (True, None, False, False),  # {"flower_pig": true}
+            (None, True, True, False),  # {"ready": true, "best_fan": 2}
+            (None, False, False, False),  # {"ready": false}
+            (None, None, False, True),  # {"tiles": ..., "melds": [...]}
+        }
+        if shape not in allowed:
+            raise FormatError(
+                'each remaining player must be {"flower_pig": true}, '
+                '{"ready": true, "best_fan": N}, {"ready": false} or {"tiles": ..., "melds": [...]}'
+            )
+        if self.melds is not None and self.tiles is None:
+            raise FormatError("a remaining player's melds need their concealed 'tiles' too")
+
+    @property
+    def has_tiles(self) -> bool:
+        return self.tiles is not None
+
+
+@frozen
+class WallExhausted:
+    """The wall ran out. Sichuan: ``remaining`` maps every player still in to their state."""
+
+    TYPE: ClassVar[str] = "wall_exhausted"
+    remaining: dict[str, PlayerAtWallEnd] | None = None
+
+
+Event = (
+    MatchStarted
+    | HandStarted
+    | VoidSuitChosen
+    | Discarded
+    | KongDeclared
+    | WonOnDiscard
+    | SelfDrawn
+    | WallExhausted
+)
+Win = WonOnDiscard | SelfDrawn
+
+EVENT_CLASSES: Final[tuple[type[Event], ...]] = (
+    MatchStarted,
+    HandStarted,
+    VoidSuitChosen,
+    Discarded,
+    KongDeclared,
+    WonOnDiscard,
+    SelfDrawn,
+    WallExhausted,
+)
+EVENT_TYPES: Final[dict[str, type[Event]]] = {cls.TYPE: cls for cls in EVENT_CLASSES}

@@ -1,0 +1,211 @@
+"""A match as a pure fold over its events: the table, the dealer rotation and the current hand.
+
+The hand fold settles money; this one decides who deals, how long a dealer's streak is, which
+round wind is blowing and when a Hong Kong match is over — and routes each in-hand event to the
+current hand. It is what the store's aggregates replay, so it holds no storage and no I/O.
+"""
+
+from __future__ import annotations
+
+import attrs
+from attrs import frozen
+
+from mjledger.errors import RuleError
+from mjledger.events import WINDS, Event, HandStarted, MatchStarted, Wind
+from mjledger.hand import HandEvent, HandState, close_hand, evolve_hand
+from mjledger.house_rules import HouseRules, default_rules
+
+
+@frozen
+class MatchState:
+    """The match after some prefix of its log; ``hand`` is the latest hand (ended or not)."""
+
+    ruleset: str
+    players: tuple[str, ...]
+    rules: HouseRules
+    match_id: str | None = None
+    stand_alone: bool = False
+    first_dealer: str | None = None
+    next_dealer: str | None = None
+    next_streak: int = 0
+    wind_index: int = 0
+    hands_started: int = 0
+    hand: HandState | None = None
+    over: bool = False
+
+    @property
+    def round_wind(self) -> Wind:
+        return WINDS[self.wind_index]
+
+
+def start(event: Event, line: int | None = None) -> MatchState:
+    """The state after a log's first line, which must open a match or a stand-alone hand."""
+    if isinstance(event, MatchStarted):
+        return MatchState(
+            ruleset=event.ruleset,
+            players=event.players,
+            rules=event.rules or default_rules(event.ruleset),
+            match_id=event.match,
+        )
+    if isinstance(event, HandStarted):
+        return _start_stand_alone(event, line)
+    raise RuleError(
+        "a log starts with match_started, or with hand_started carrying "
+        "ruleset, players and dealer (a stand-alone hand)",
+        line=line,
+        event_type=type(event).TYPE,
+    )
+
+
+def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
+    def refuse(problem: str) -> RuleError:
+        return RuleError(problem, line=line, event_type=HandStarted.TYPE)
+
+    if event.ruleset is None or event.players is None or event.dealer is None:
+        missing = [
+            name
+            for name, value in (
+                ("ruleset", event.ruleset),
+                ("players", event.players),
+                ("dealer", event.dealer),
+            )
+            if value is None
+        ]
+        raise refuse(
+            "a stand-alone hand (a log that starts with hand_started) needs "
+            f"ruleset, players and dealer; missing: {', '.join(missing)}"
+        )
+    if event.dealer not in event.players:
+        raise refuse(f"dealer {event.dealer!r} is not at the table ({', '.join(event.players)})")
+    wind: Wind = event.round_wind or "east"
+    if event.ruleset == "sichuan" and wind != "east":
+        raise refuse("round_wind is a Hong Kong context; Sichuan hands are always 'east'")
+    rules = event.rules or default_rules(event.ruleset)
+    hand = HandState(
+        ruleset=event.ruleset,
+        rules=rules,
+        players=event.players,
+        number=event.number if event.number is not None else 1,
+        dealer=event.dealer,
+        dealer_streak=event.dealer_streak or 0,
+        round_wind=wind,
+    )
+    return MatchState(
+        ruleset=event.ruleset,
+        players=event.players,
+        rules=rules,
+        match_id=event.match,
+        stand_alone=True,
+        first_dealer=event.dealer,
+        wind_index=WINDS.index(wind),
+        hands_started=1,
+        hand=hand,
+    )
+
+
+def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchState:
+    """The match after ``event``; a :class:`RuleError` (naming line and problem) if illegal."""
+    if isinstance(event, HandStarted):
+        return _hand_started(state, event, line)
+    if isinstance(event, MatchStarted):
+        raise RuleError(
+            "a log holds one match: match_started may only be its first line",
+            line=line,
+            event_type=MatchStarted.TYPE,
+        )
+    hand = state.hand
+    if hand is None or hand.ended:
+        problem = (
+            "no hand in progress: a hand begins with hand_started"
+            if hand is None
+            else f"hand {hand.number} has already ended ({hand.outcome}); "
+            "start the next with hand_started"
+        )
+        if hand is not None and state.stand_alone:
+            problem = f"the hand has already ended ({hand.outcome})"
+        raise RuleError(problem, line=line, event_type=type(event).TYPE)
+    hand = evolve_hand(hand, _as_hand_event(event), line)
+    if hand.ended:
+        return _hand_ended(state, hand)
+    return _with_hand(state, hand)
+
+
+def _with_hand(state: MatchState, hand: HandState) -> MatchState:
+    return attrs.evolve(state, hand=hand)
+
+
+def _as_hand_event(event: Event) -> HandEvent:
+    assert not isinstance(event, (HandStarted, MatchStarted))
+    return event
+
+
+def finish(state: MatchState) -> MatchState:
+    """The state at the end of the log: an open run of wins closes (its kong money settles)."""
+    if state.hand is None or state.hand.open_wins is None:
+        return state
+    hand = close_hand(state.hand)
+    return _hand_ended(state, hand) if hand.ended else _with_hand(state, hand)
+
+
+def _hand_started(state: MatchState, event: HandStarted, line: int | None) -> MatchState:
+    def refuse(problem: str) -> RuleError:
+        return RuleError(problem, line=line, event_type=HandStarted.TYPE)
+
+    if state.stand_alone:
+        raise refuse("a stand-alone hand log holds exactly one hand")
+    if event.format is not None:
+        raise refuse("'format' may only be given on the first line")
+    if event.stand_alone:
+        raise refuse("in a match, hand_started carries at most 'dealer'")
+    if state.hand is not None and not state.hand.ended:
+        raise refuse(f"hand {state.hand.number} has not ended yet")
+    if state.over:
+        raise refuse("the match is over: the north round has finished")
+    if state.hands_started == 0:
+        dealer = event.dealer if event.dealer is not None else state.players[0]
+        if dealer not in state.players:
+            raise refuse(f"dealer {dealer!r} is not at the table ({', '.join(state.players)})")
+        state = attrs.evolve(state, first_dealer=dealer, next_dealer=dealer)
+    assert state.next_dealer is not None
+    if event.dealer is not None and event.dealer != state.next_dealer:
+        raise refuse(
+            f"dealer {event.dealer!r} disagrees with the rotation, "
+            f"which gives {state.next_dealer!r}"
+        )
+    hand = HandState(
+        ruleset=state.ruleset,
+        rules=state.rules,
+        players=state.players,
+        number=state.hands_started + 1,
+        dealer=state.next_dealer,
+        dealer_streak=state.next_streak,
+        round_wind=state.round_wind,
+    )
+    return attrs.evolve(state, hands_started=state.hands_started + 1, hand=hand)
+
+
+def _hand_ended(state: MatchState, hand: HandState) -> MatchState:
+    """Rotate the deal (rules.md, "End of hand and dealer" and Sichuan "Dealer")."""
+    dealer = hand.dealer_after()
+    streak = hand.dealer_streak + 1 if dealer == hand.dealer else 0
+    wind_index = state.wind_index
+    over = False
+    if (
+        state.ruleset == "hongkong"
+        and not state.stand_alone
+        and dealer != hand.dealer
+        and dealer == state.first_dealer
+    ):
+        if wind_index == len(WINDS) - 1:
+            over = True
+        else:
+            wind_index += 1
+    next_dealer = None if over else dealer
+    return attrs.evolve(
+        state,
+        hand=attrs.evolve(hand, next_dealer=next_dealer),
+        next_dealer=next_dealer,
+        next_streak=streak,
+        wind_index=wind_index,
+        over=over,
+    )

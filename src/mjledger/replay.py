@@ -1,0 +1,99 @@
+"""Replay a whole log through the folds and shape the result as the contract's JSON output.
+
+``replay`` is all or nothing: the first rejected line raises, and no partial result escapes,
+because a half-replayed match is exactly the kind of wrong figure a dispute must not see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from attrs import frozen
+
+from mjledger.codec import parse_log, read_log_bytes
+from mjledger.errors import FormatError
+from mjledger.events import Event, HandStarted
+from mjledger.hand import HandState, net_of
+from mjledger.house_rules import HouseRules, rules_to_json
+from mjledger.match import MatchState, evolve, finish, start
+
+
+@frozen
+class Replay:
+    """The settled result of a log: the table, each hand as finally folded, and the totals."""
+
+    ruleset: str
+    match: str | None
+    players: tuple[str, ...]
+    rules: HouseRules
+    hands: tuple[HandState, ...]
+    state: MatchState
+
+    def totals(self) -> dict[str, int]:
+        return net_of(self.players, (t for h in self.hands for t in h.transfers))
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the replay output of log-format.md ("Replay output")."""
+        return {
+            "ruleset": self.ruleset,
+            "match": self.match,
+            "players": list(self.players),
+            "rules": rules_to_json(self.rules),
+            "hands": [hand_to_json(h) for h in self.hands],
+            "totals": self.totals(),
+        }
+
+
+def hand_to_json(hand: HandState) -> dict[str, Any]:
+    return {
+        "number": hand.number,
+        "dealer": hand.dealer,
+        "dealer_streak": hand.dealer_streak,
+        "round_wind": hand.round_wind,
+        "outcome": hand.outcome,
+        "winners": list(hand.winners),
+        "transfers": [
+            {"from": t.payer, "to": t.payee, "amount": t.amount, "reason": t.reason, "line": t.line}
+            for t in hand.transfers
+        ],
+        "net": hand.net(),
+        "next_dealer": hand.next_dealer,
+    }
+
+
+def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
+    """Fold numbered events (as :func:`mjledger.codec.parse_log` gives them) into a replay."""
+    state: MatchState | None = None
+    hands: list[HandState] = []
+    for line, event in events:
+        state = start(event, line) if state is None else evolve(state, event, line)
+        if state.hand is None:
+            continue
+        if isinstance(event, HandStarted) or not hands:
+            hands.append(state.hand)
+        else:
+            hands[-1] = state.hand
+    if state is None:
+        raise FormatError("the log is empty", line=1)
+    state = finish(state)
+    if state.hand is not None:
+        hands[-1] = state.hand
+    return Replay(
+        ruleset=state.ruleset,
+        match=state.match_id,
+        players=state.players,
+        rules=state.rules,
+        hands=tuple(hands),
+        state=state,
+    )
+
+
+def replay(text: str) -> Replay:
+    """Replay a log given as text (JSON Lines)."""
+    return replay_events(parse_log(text))
+
+
+def replay_bytes(data: bytes) -> Replay:
+    """Replay a log given as raw bytes (checked to be UTF-8, line by line)."""
+    return replay_events(read_log_bytes(data))

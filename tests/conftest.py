@@ -1,0 +1,23 @@
+"""Shared test set-up: Hypothesis profiles (quick locally, thorough in CI) and paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", max_examples=60, deadline=None)
+settings.register_profile(
+    "ci",
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+SPEC_EXAMPLES = SHARED / "spec" / "examples"
+EXAMPLES = ROOT / "examples"
