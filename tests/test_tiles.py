@@ -1,0 +1,125 @@
+"""Tiles and melds: the compact notation both ways (log-format.md, "Tiles (optional)")."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mjledger.errors import MjledgerError, TileError
+from mjledger.tiles import TILES, Meld, Tile, format_tiles, parse_tiles
+
+tiles_st = st.lists(st.sampled_from(TILES), min_size=1, max_size=14)
+
+
+def test_parse_groups_share_their_suit_letter() -> None:
+    # log-format.md: "a group shares its suit letter ("123m55p")"
+    assert parse_tiles("123m55p") == (
+        Tile("m", 1),
+        Tile("m", 2),
+        Tile("m", 3),
+        Tile("p", 5),
+        Tile("p", 5),
+    )
+
+
+def test_honours_are_1z_to_7z_east_to_red() -> None:
+    # log-format.md: "1z–7z east, south, west, north, white, green, red"
+    assert [t.rank for t in parse_tiles("1234567z")] == [1, 2, 3, 4, 5, 6, 7]
+    assert all(t.is_honour for t in parse_tiles("1234567z"))
+
+
+def test_parse_keeps_written_order_and_allows_spaces() -> None:
+    assert [str(t) for t in parse_tiles("5m 1p  9s")] == ["5m", "1p", "9s"]
+
+
+def test_format_sorts_and_groups_by_suit() -> None:
+    assert format_tiles(parse_tiles("11z5p123m4p")) == "123m45p11z"
+
+
+@given(tiles_st)
+def test_format_then_parse_gives_the_sorted_tiles(tiles: list[Tile]) -> None:
+    assert parse_tiles(format_tiles(tiles)) == tuple(sorted(tiles))
+
+
+@given(st.sampled_from(TILES))
+def test_tile_text_and_repr_rebuild_the_tile(tile: Tile) -> None:
+    assert Tile.parse(str(tile)) == tile
+    assert eval(repr(tile)) == tile  # the repr is the expression that rebuilds it
+
+
+@given(st.sampled_from(TILES))
+def test_index_is_the_count_vector_slot(tile: Tile) -> None:
+    assert Tile.from_index(tile.index) == tile
+    assert TILES[tile.index] == tile
+
+
+def test_tiles_sort_in_count_vector_order() -> None:
+    assert sorted(TILES) == list(TILES)
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("0m", "0m"),
+        ("8z", "8z"),
+        ("123", "123"),
+        ("12x", "x"),
+        ("", ""),
+        ("5m?", "?"),
+    ],
+)
+def test_bad_notation_is_a_tile_error_naming_the_text(text: str, quoted: str) -> None:
+    with pytest.raises(TileError) as raised:
+        parse_tiles(text)
+    assert repr(text) in str(raised.value)
+    assert quoted in str(raised.value)
+    assert isinstance(raised.value, MjledgerError)
+
+
+def test_tile_parse_wants_exactly_one_tile() -> None:
+    with pytest.raises(TileError, match="expected one tile"):
+        Tile.parse("55m")
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "concealed"),
+    [
+        ("chow", "345s", False),
+        ("pung", "555p", False),
+        ("kong", "1111s", False),
+        ("kong", "2222m", True),
+        ("pung", "777z", False),
+    ],
+)
+def test_meld_repr_rebuilds_it(kind: str, text: str, concealed: bool) -> None:
+    meld = Meld.parse(kind, text, concealed=concealed)
+    assert eval(repr(meld)) == meld
+    assert str(meld) == text
+
+
+def test_chow_tiles_are_kept_sorted() -> None:
+    assert Meld.parse("chow", "534s") == Meld.parse("chow", "345s")
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "message"),
+    [
+        ("chow", "135m", "consecutive"),
+        ("chow", "123z", "consecutive"),
+        ("chow", "12m3p", "consecutive"),
+        ("chow", "1234m", "consecutive"),
+        ("pung", "556p", "identical"),
+        ("pung", "5555p", "identical"),
+        ("kong", "555p", "identical"),
+        ("triple", "555p", "unknown meld kind"),
+    ],
+)
+def test_malformed_melds_are_refused(kind: str, text: str, message: str) -> None:
+    with pytest.raises(TileError, match=message):
+        Meld.parse(kind, text)
+
+
+def test_only_a_kong_can_be_concealed() -> None:
+    with pytest.raises(TileError, match="only a kong"):
+        Meld.parse("pung", "555p", concealed=True)
