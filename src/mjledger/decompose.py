@@ -392,5 +392,6 @@ def _set_meld(index: int, is_chow: bool) -> Meld:
     return Meld("pung", (tile, tile, tile))
 
 
-def _meld_order(meld: Meld) -> tuple[Tile, str]:
-    return meld.first, meld.kind
+def _meld_order(meld: Meld) -> tuple[Tile, bool]:
+    """Lowest tile first, a pung before a chow starting on the same tile."""
+    return meld.first, meld.kind == "chow"

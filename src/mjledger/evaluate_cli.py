@@ -1,0 +1,277 @@
+"""``mjledger evaluate``: show what the evaluator makes of a hand, for a person settling a dispute.
+
+A thin shell: it parses the arguments, calls the pure evaluator and prints. A hand with one
+tile more than a ready hand is a win (the winning tile is ``--winning-tile``, or else the last
+tile written); one tile short, it prints the waits and what each would score.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from mjledger.decompose import arrangements, shapes_for, waits
+from mjledger.errors import MjledgerError, TileError
+from mjledger.fan_hongkong import HongKongFanOptions, evaluate_hongkong_win
+from mjledger.fan_sichuan import (
+    FanResult,
+    SichuanFanOptions,
+    evaluate_sichuan_wall,
+    evaluate_sichuan_win,
+)
+from mjledger.tiles import Meld, Tile, format_tiles, parse_tiles
+
+__all__ = ["evaluate", "parse_melds"]
+
+_SICHUAN_RULES = tuple(f.name for f in SichuanFanOptions.__attrs_attrs__)
+_HONGKONG_RULES = tuple(f.name for f in HongKongFanOptions.__attrs_attrs__)
+
+
+def parse_melds(text: str) -> tuple[Meld, ...]:
+    """Read ``"pung:555p,kong:1111s,concealed-kong:2222m,chow:345m"``."""
+    melds: list[Meld] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        kind, sep, tiles = part.partition(":")
+        if not sep:
+            raise TileError(f"bad meld {part!r}: expected kind:tiles, e.g. pung:555p")
+        if kind == "concealed-kong":
+            melds.append(Meld.parse("kong", tiles, concealed=True))
+        else:
+            melds.append(Meld.parse(kind, tiles))
+    return tuple(melds)
+
+
+def _meld_json(meld: Meld) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": meld.kind, "tiles": str(meld)}
+    if meld.concealed:
+        out["concealed"] = True
+    return out
+
+
+def _result_json(result: FanResult) -> dict[str, Any]:
+    return {
+        "fan": result.fan,
+        "limit": result.limit,
+        "patterns": [
+            {"code": p.code, "name": p.name, "fan": p.fan, "count": p.count, "limit": p.limit}
+            for p in result.patterns
+        ],
+        "arrangement": str(result.arrangement),
+    }
+
+
+@click.command("evaluate")
+@click.argument("tiles")
+@click.option("--melds", "melds_text", default="", help="e.g. pung:555p,concealed-kong:2222m")
+@click.option(
+    "--ruleset", type=click.Choice(["sichuan", "hongkong"]), default="sichuan", show_default=True
+)
+@click.option("--winning-tile", help="The winning tile; TILES are then the rest of the hand.")
+@click.option("--self-drawn", is_flag=True, help="Won by self-draw (Hong Kong faan).")
+@click.option("--void", "void_suit", type=click.Choice(["m", "p", "s"]), help="Sichuan void suit.")
+@click.option("--seat-wind", default="east", show_default=True, help="Hong Kong seat wind.")
+@click.option("--round-wind", default="east", show_default=True, help="Hong Kong round wind.")
+@click.option("--kong-bloom", is_flag=True, help="Won on a kong's replacement tile.")
+@click.option("--kong-cannon", is_flag=True, help="Sichuan: won on the discard after a kong.")
+@click.option("--robbing-kong", is_flag=True, help="Won by robbing a kong.")
+@click.option("--last-tile", is_flag=True, help="Won on the wall's last tile.")
+@click.option(
+    "--rule",
+    "rules",
+    multiple=True,
+    help="Turn on an optional pattern (house rule), e.g. --rule terminals_in_all.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def evaluate(
+    ctx: click.Context,
+    tiles: str,
+    melds_text: str,
+    ruleset: str,
+    winning_tile: str | None,
+    self_drawn: bool,
+    void_suit: str | None,
+    seat_wind: str,
+    round_wind: str,
+    kong_bloom: bool,
+    kong_cannon: bool,
+    robbing_kong: bool,
+    last_tile: bool,
+    rules: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Evaluate TILES (compact notation, e.g. 123m456p11z): arrangements, fan, or waits."""
+    try:
+        report = _report(
+            tiles,
+            melds_text,
+            ruleset,
+            winning_tile,
+            self_drawn=self_drawn,
+            void_suit=void_suit,
+            seat_wind=seat_wind,
+            round_wind=round_wind,
+            kong_bloom=kong_bloom,
+            kong_cannon=kong_cannon,
+            robbing_kong=robbing_kong,
+            last_tile=last_tile,
+            rules=rules,
+        )
+    except MjledgerError as error:
+        click.echo(f"error: {error}", err=True)
+        ctx.exit(2)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False))
+    else:
+        _print(report)
+
+
+def _report(
+    tiles_text: str,
+    melds_text: str,
+    ruleset: str,
+    winning_text: str | None,
+    *,
+    self_drawn: bool,
+    void_suit: str | None,
+    seat_wind: str,
+    round_wind: str,
+    kong_bloom: bool,
+    kong_cannon: bool,
+    robbing_kong: bool,
+    last_tile: bool,
+    rules: tuple[str, ...],
+) -> dict[str, Any]:
+    tiles = parse_tiles(tiles_text)
+    melds = parse_melds(melds_text)
+    known = _SICHUAN_RULES if ruleset == "sichuan" else _HONGKONG_RULES
+    for rule in rules:
+        if rule not in known:
+            raise TileError(f"unknown {ruleset} rule {rule!r}: expected one of {', '.join(known)}")
+    sichuan_options = SichuanFanOptions(**{r: True for r in rules if ruleset == "sichuan"})
+    hk_options = HongKongFanOptions(**{r: True for r in rules if ruleset == "hongkong"})
+
+    def score(hand: tuple[Tile, ...], tile: Tile, *, situational: bool) -> FanResult:
+        if ruleset == "sichuan":
+            return evaluate_sichuan_win(
+                hand,
+                tile,
+                melds,
+                void_suit=void_suit,
+                kong_bloom=kong_bloom and situational,
+                kong_cannon=kong_cannon and situational,
+                robbing_kong=robbing_kong and situational,
+                last_tile=last_tile and situational,
+                options=sichuan_options,
+            )
+        return evaluate_hongkong_win(
+            hand,
+            tile,
+            melds,
+            self_drawn=self_drawn,
+            seat_wind=seat_wind,
+            round_wind=round_wind,
+            last_tile=last_tile,
+            kong_bloom=kong_bloom,
+            robbing_kong=robbing_kong,
+            options=hk_options,
+        )
+
+    report: dict[str, Any] = {
+        "ruleset": ruleset,
+        "melds": [_meld_json(m) for m in melds],
+    }
+    complete_size = 14 - 3 * len(melds)
+    if winning_text is not None or len(tiles) == complete_size:
+        if winning_text is not None:
+            hand, winning = tiles, Tile.parse(winning_text)
+        else:
+            hand, winning = tiles[:-1], tiles[-1]
+        result = score(hand, winning, situational=True)
+        shapes = shapes_for(ruleset, seven_pairs=hk_options.seven_pairs)
+        report |= {
+            "mode": "win",
+            "tiles": format_tiles(hand),
+            "winning_tile": str(winning),
+            "arrangements": [str(a) for a in arrangements((*hand, winning), melds, shapes)],
+            **_result_json(result),
+        }
+        return report
+    if len(tiles) != complete_size - 1:
+        raise TileError(
+            f"{len(tiles)} tiles with {len(melds)} melds: expected {complete_size} "
+            f"(a win) or {complete_size - 1} (a hand one tile short)"
+        )
+    report |= {"mode": "waits", "tiles": format_tiles(tiles)}
+    if ruleset == "sichuan":
+        status = evaluate_sichuan_wall(tiles, melds, void_suit=void_suit, options=sichuan_options)
+        candidates = status.waits
+        report |= {"flower_pig": status.flower_pig, "best_fan": status.best_fan}
+    else:
+        candidates = waits(tiles, melds, shapes_for("hongkong", seven_pairs=hk_options.seven_pairs))
+    report["ready"] = bool(candidates)
+    report["waits"] = [
+        {"tile": str(tile), **_result_json(score(tiles, tile, situational=False))}
+        for tile in candidates
+    ]
+    return report
+
+
+def _patterns_text(patterns: list[dict[str, Any]]) -> str:
+    parts = []
+    for p in patterns:
+        value = "limit" if p["limit"] else f"{p['fan']}"
+        times = f"×{p['count']}" if p["count"] > 1 else ""
+        parts.append(f"{p['code']} {p['name']}{times} {value}")
+    return ", ".join(parts)
+
+
+def _print(report: dict[str, Any]) -> None:
+    console = Console(highlight=False)
+    melds = " ".join(
+        f"[{m['tiles']}{' concealed' if m.get('concealed') else ''}]" for m in report["melds"]
+    )
+    head = f"{report['ruleset']}: {report['tiles']} {melds}".rstrip()
+    if report["mode"] == "win":
+        console.print(f"{head} + {report['winning_tile']}", markup=False)
+        arrangements_table = Table(title="Arrangements")
+        arrangements_table.add_column("#", justify="right")
+        arrangements_table.add_column("arrangement")
+        arrangements_table.add_column("scored")
+        for number, text in enumerate(report["arrangements"], 1):
+            chosen = "best" if text == report["arrangement"] else ""
+            arrangements_table.add_row(str(number), text, chosen)
+        console.print(arrangements_table)
+        fan_table = Table(title="Fan")
+        for column in ("code", "name", "fan"):
+            fan_table.add_column(column)
+        for p in report["patterns"]:
+            value = "limit" if p["limit"] else str(p["fan"])
+            name = p["name"] + (f" ×{p['count']}" if p["count"] > 1 else "")
+            fan_table.add_row(p["code"], name, value)
+        fan_table.add_row(
+            "total", "", str(report["fan"]) + (" (limit hand)" if report["limit"] else "")
+        )
+        console.print(fan_table)
+        return
+    console.print(head, markup=False)
+    if report.get("flower_pig"):
+        console.print("flower pig: holds the void suit (never ready)")
+    if not report["ready"]:
+        console.print("not ready")
+        return
+    table = Table(title="Waits")
+    for column in ("wait", "fan", "patterns", "arrangement"):
+        table.add_column(column)
+    for wait in report["waits"]:
+        fan = str(wait["fan"]) + (" limit" if wait["limit"] else "")
+        table.add_row(wait["tile"], fan, _patterns_text(wait["patterns"]), wait["arrangement"])
+    console.print(table)
+    if report.get("best_fan") is not None:
+        console.print(f"best hand (pattern fan + 根): {report['best_fan']}")
