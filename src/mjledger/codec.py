@@ -124,28 +124,31 @@ def make_converter() -> cattrs.Converter:
     conv.register_unstructure_hook(SichuanRules, rules_unstructure)
 
     for cls in EVENT_CLASSES:
-        renames: dict[str, Any] = {}
-        if "from_" in attrs.fields_dict(cls):
-            renames["from_"] = override(rename="from")
-        has_rules = "rules" in attrs.fields_dict(cls)
-        if has_rules:
-            renames["rules"] = override(omit=True)
-        structure = _object_only(make_dict_structure_fn(cls, conv, **renames))
-        if has_rules:
-            structure = _with_rules(structure)
-        conv.register_structure_hook(cls, structure)
-        unstructure_renames = {k: v for k, v in renames.items() if k != "rules"}
-        conv.register_unstructure_hook(
-            cls,
-            _tagged(
-                cls.TYPE,
-                make_dict_unstructure_fn(
-                    cls, conv, _cattrs_omit_if_default=True, **unstructure_renames
-                ),
-            ),
-        )
+        _register_event_class(conv, cls)
     conv.register_structure_hook(Event, lambda obj, _t: event_from_json(obj))
     return conv
+
+
+def _register_event_class(conv: cattrs.Converter, cls: Any) -> None:
+    """Hooks for one tagged event class: strict in, ``type`` first and defaults left out."""
+    renames: dict[str, Any] = {}
+    if "from_" in attrs.fields_dict(cls):
+        renames["from_"] = override(rename="from")
+    has_rules = "rules" in attrs.fields_dict(cls)
+    if has_rules:
+        renames["rules"] = override(struct_hook=lambda value, _t: value)
+    structure = _object_only(make_dict_structure_fn(cls, conv, **renames))
+    if has_rules:
+        structure = _with_rules(structure)
+    conv.register_structure_hook(cls, structure)
+    unstructure_renames = {k: v for k, v in renames.items() if k != "rules"}
+    conv.register_unstructure_hook(
+        cls,
+        _tagged(
+            cls.TYPE,
+            make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True, **unstructure_renames),
+        ),
+    )
 
 
 def _object_only(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -161,12 +164,12 @@ def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], An
     """House rules are typed by the ruleset named on the same line, so they are read after it."""
 
     def hook(value: dict[str, Any], t: Any) -> Any:
-        if "rules" not in value or value["rules"] is None:
-            return structure({k: v for k, v in value.items() if k != "rules"}, t)
-        event = structure({k: v for k, v in value.items() if k != "rules"}, t)
+        event = structure(value, t)
+        if event.rules is None:
+            return event
         if event.ruleset is None:
             raise FormatError("'rules' needs a 'ruleset' on the same line")
-        return attrs.evolve(event, rules=rules_from_json(event.ruleset, value["rules"]))
+        return attrs.evolve(event, rules=rules_from_json(event.ruleset, event.rules))
 
     return hook
 
@@ -183,6 +186,13 @@ def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[
 
 
 CONVERTER: Final = make_converter()
+RECORD_TYPES: Final[dict[str, type]] = {}
+
+
+def register_record_class(cls: type) -> None:
+    """Teach the converter a ledger-internal record class (see :mod:`mjledger.store_events`)."""
+    _register_event_class(CONVERTER, cls)
+    RECORD_TYPES[cls.TYPE] = cls  # type: ignore[attr-defined]
 
 
 def event_from_json(obj: object) -> Event:

@@ -60,11 +60,41 @@ class MatchStarted:
     """Opens a match: the table's rule set, its four players in turn order, its house rules."""
 
     TYPE: ClassVar[str] = "match_started"
+    # v1 stored rules as the log gave them (partial or absent); v2 always stores every key, so
+    # a later change of a default can never change the money of a recorded match.
+    class_version: ClassVar[int] = 2
     ruleset: Ruleset = field(validator=check.one_of("hongkong", "sichuan"))
     players: tuple[str, ...] = field(validator=_four_distinct_players)
     match: str | None = field(default=None, validator=check.optional(check.non_empty))
     rules: HouseRules | None = None
     format: int | None = field(default=None, validator=_format_one)
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, object]) -> None:
+        """Write out the rules a v1 row left to the defaults in force when it was written."""
+        given = state.get("rules") or {}
+        assert isinstance(given, dict)
+        state["rules"] = {**V1_DEFAULT_RULES[str(state["ruleset"])], **given}
+
+
+# The house-rule defaults of format 1, frozen here for upcasting (never edit these: they are
+# what a v1 row meant by leaving a key out).
+V1_DEFAULT_RULES: Final[dict[str, dict[str, object]]] = {
+    "hongkong": {
+        "table": "half_spicy",
+        "points_per_unit": 1,
+        "min_fan": 3,
+        "fan_limit": 10,
+        "discard_pays": "double",
+    },
+    "sichuan": {
+        "base": 1,
+        "fan_cap": 4,
+        "self_draw_bonus": "base",
+        "kong_money_passing": True,
+        "kong_passing_split": "split",
+    },
+}
 
 
 @frozen
@@ -73,6 +103,7 @@ class HandStarted:
     hand cut out of a match) also carries the table and the context it was cut from."""
 
     TYPE: ClassVar[str] = "hand_started"
+    class_version: ClassVar[int] = 1
     dealer: str | None = field(default=None, validator=check.optional(check.non_empty))
     ruleset: Ruleset | None = field(
         default=None, validator=check.optional(check.one_of("hongkong", "sichuan"))
@@ -104,6 +135,7 @@ class VoidSuitChosen:
     """Sichuan: the suit a player promises to discard entirely before winning."""
 
     TYPE: ClassVar[str] = "void_suit_chosen"
+    class_version: ClassVar[int] = 1
     player: str = field(validator=check.non_empty)
     suit: Suit = field(validator=check.one_of("m", "p", "s"))
 
@@ -117,6 +149,7 @@ class Discarded:
     """
 
     TYPE: ClassVar[str] = "discarded"
+    class_version: ClassVar[int] = 1
     player: str = field(validator=check.non_empty)
     tile: str | None = field(default=None, validator=check.optional(check.tile))
 
@@ -126,6 +159,7 @@ class KongDeclared:
     """A completed kong. ``from_`` (``"from"`` in the log) is the discarder of an exposed kong."""
 
     TYPE: ClassVar[str] = "kong_declared"
+    class_version: ClassVar[int] = 1
     player: str = field(validator=check.non_empty)
     kind: KongKind = field(validator=check.one_of("exposed", "added", "concealed"))
     from_: str | None = field(default=None, validator=check.optional(check.non_empty))
@@ -143,6 +177,7 @@ class WonOnDiscard:
     """A win on another player's discard; ``from_`` is the discarder (or the robbed player)."""
 
     TYPE: ClassVar[str] = "won_on_discard"
+    class_version: ClassVar[int] = 1
     player: str = field(validator=check.non_empty)
     from_: str = field(validator=check.non_empty)
     fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
@@ -163,6 +198,7 @@ class SelfDrawn:
     """A win on a tile the winner drew: every other player still in pays."""
 
     TYPE: ClassVar[str] = "self_drawn"
+    class_version: ClassVar[int] = 1
     player: str = field(validator=check.non_empty)
     fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
     limit: bool = field(default=False, validator=check.one_of(False, True))
@@ -219,6 +255,7 @@ class WallExhausted:
     """The wall ran out. Sichuan: ``remaining`` maps every player still in to their state."""
 
     TYPE: ClassVar[str] = "wall_exhausted"
+    class_version: ClassVar[int] = 1
     remaining: dict[str, PlayerAtWallEnd] | None = None
 
 

@@ -106,7 +106,7 @@ def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
 def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchState:
     """The match after ``event``; a :class:`RuleError` (naming line and problem) if illegal."""
     if isinstance(event, HandStarted):
-        return _hand_started(state, event, line)
+        return open_hand(state, event, line)
     if isinstance(event, MatchStarted):
         raise RuleError(
             "a log holds one match: match_started may only be its first line",
@@ -126,7 +126,7 @@ def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchSta
         raise RuleError(problem, line=line, event_type=type(event).TYPE)
     hand = evolve_hand(hand, _as_hand_event(event), line)
     if hand.ended:
-        return _hand_ended(state, hand)
+        return rotate(state, hand)
     return _with_hand(state, hand)
 
 
@@ -144,10 +144,10 @@ def finish(state: MatchState) -> MatchState:
     if state.hand is None or state.hand.open_wins is None:
         return state
     hand = close_hand(state.hand)
-    return _hand_ended(state, hand) if hand.ended else _with_hand(state, hand)
+    return rotate(state, hand) if hand.ended else _with_hand(state, hand)
 
 
-def _hand_started(state: MatchState, event: HandStarted, line: int | None) -> MatchState:
+def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchState:
     def refuse(problem: str) -> RuleError:
         return RuleError(problem, line=line, event_type=HandStarted.TYPE)
 
@@ -184,7 +184,7 @@ def _hand_started(state: MatchState, event: HandStarted, line: int | None) -> Ma
     return attrs.evolve(state, hands_started=state.hands_started + 1, hand=hand)
 
 
-def _hand_ended(state: MatchState, hand: HandState) -> MatchState:
+def rotate(state: MatchState, hand: HandState) -> MatchState:
     """Rotate the deal (rules.md, "End of hand and dealer" and Sichuan "Dealer")."""
     dealer = hand.dealer_after()
     streak = hand.dealer_streak + 1 if dealer == hand.dealer else 0

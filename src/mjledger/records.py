@@ -1,0 +1,133 @@
+"""How an event is stored: an envelope with its stream position and digest, as plain JSON.
+
+A stored row's state is the event exactly as a log line writes it, plus ``recorded_at`` and
+``digest`` (and ``class_version`` when above 1), so anyone can read the database with
+``sqlite3`` and see the log. eventsourcing's default mapper rebuilds events through
+``__dict__``, which slotted attrs classes do not have, so this mapper goes through the cattrs
+converter instead (shared/notes/eventsourcing.md, "Fitting attrs + cattrs").
+
+Digests chain each stream: ``sha256(previous digest + canonical JSON of the stored event)``,
+hex-encoded, where canonical JSON is sorted keys, no spaces, UTF-8, taken over the event as
+stored (without ``recorded_at`` and ``digest``). A match stream starts from the empty string; a
+hand's first event starts from its match's latest digest. Any edited, removed, inserted or
+reordered row breaks the chain from that row on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any, Final
+from uuid import UUID
+
+from attrs import frozen
+from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
+from eventsourcing.utils import get_topic, resolve_topic
+
+from mjledger.codec import CONVERTER
+from mjledger.errors import StoreError
+
+GENESIS: Final = ""
+_META: Final = ("recorded_at", "digest")
+
+
+@frozen
+class Recorded:
+    """One stored event of a stream (eventsourcing's domain-event protocol, as attrs)."""
+
+    originator_id: UUID
+    originator_version: int
+    event: Any
+    digest: str
+    recorded_at: str
+
+    @property
+    def timestamp(self) -> datetime:
+        return datetime.fromisoformat(self.recorded_at)
+
+
+def stored_form(event: Any) -> dict[str, Any]:
+    """The event as a stored row holds it, before the ``recorded_at``/``digest`` metadata."""
+    data: dict[str, Any] = CONVERTER.unstructure(event)
+    version = type(event).class_version
+    if version > 1:
+        data["class_version"] = version
+    return data
+
+
+def canonical(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def chain(previous: str, stored: dict[str, Any]) -> str:
+    """The next digest of a stream after ``previous``, for an event in its stored form."""
+    return hashlib.sha256((previous + canonical(stored)).encode("utf-8")).hexdigest()
+
+
+def seal(
+    stream: UUID, version: int, event: Any, previous: str, recorded_at: str | None = None
+) -> Recorded:
+    """The envelope of ``event`` at ``version`` of ``stream``, chained onto ``previous``."""
+    return Recorded(
+        originator_id=stream,
+        originator_version=version,
+        event=event,
+        digest=chain(previous, stored_form(event)),
+        recorded_at=recorded_at or now(),
+    )
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@cache
+def _event_class(topic: str) -> Any:
+    return resolve_topic(topic)
+
+
+class RecordMapper(Mapper[UUID]):
+    """Maps :class:`Recorded` envelopes to rows of plain JSON and back, upcasting old rows."""
+
+    def __init__(self) -> None:
+        super().__init__(transcoder=JSONTranscoder())
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        record: Recorded = domain_event
+        data = stored_form(record.event)
+        data["recorded_at"] = record.recorded_at
+        data["digest"] = record.digest
+        return StoredEvent(
+            originator_id=record.originator_id,
+            originator_version=record.originator_version,
+            topic=get_topic(type(record.event)),
+            state=json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+        )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        cls = _event_class(stored_event.topic)
+        try:
+            data = json.loads(stored_event.state)
+            recorded_at = data.pop("recorded_at")
+            digest = data.pop("digest")
+            data.pop("type", None)
+            version = data.pop("class_version", 1)
+            while version < cls.class_version:
+                getattr(cls, f"upcast_v{version}_v{version + 1}")(data)
+                version += 1
+            event = CONVERTER.structure(data, cls)
+        except Exception as exc:
+            raise StoreError(
+                f"stored event {stored_event.originator_id} v{stored_event.originator_version} "
+                f"({stored_event.topic}) cannot be read: {exc}"
+            ) from exc
+        originator_id = stored_event.originator_id
+        return Recorded(
+            originator_id=originator_id if isinstance(originator_id, UUID) else UUID(originator_id),
+            originator_version=stored_event.originator_version,
+            event=event,
+            digest=digest,
+            recorded_at=recorded_at,
+        )

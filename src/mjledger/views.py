@@ -1,0 +1,301 @@
+"""Read models fed from the ledger's notification log: running scores, dealer streaks, history.
+
+The views live in their own database beside the store (``mjledger.sqlite`` →
+``mjledger.views.sqlite``), because eventsourcing's SQLite tables have fixed names. They are
+driven by hand, not by ``ProjectionRunner`` (which needs subscriptions SQLite lacks): each
+catch-up reads the notifications after the view's tracking position, rewrites the rows of every
+hand those notifications touched, and writes the new tracking position in the same
+transaction — so each notification takes effect exactly once, and a restart resumes where the
+last committed batch stopped.
+
+A hand's rows are recomputed from the store rather than patched event by event: the view then
+holds exactly what ``replay`` gives for that hand, whatever the batch boundaries were.
+
+Every SQL statement of the views is in ``SQL`` below; a PostgreSQL view is the same class with
+another ``SQL`` table and datastore.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from attrs import frozen
+from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
+from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
+
+from mjledger.events import HandStarted, MatchStarted
+from mjledger.house_rules import default_rules, rules_to_json
+from mjledger.store_events import HandClosed
+
+if TYPE_CHECKING:
+    from mjledger.ledger import Ledger
+
+BATCH: Final = 500
+
+SQL: Final[dict[str, str]] = {
+    "create_matches": (
+        "CREATE TABLE IF NOT EXISTS view_matches (match TEXT PRIMARY KEY, seq INTEGER, "
+        "stream TEXT UNIQUE NOT NULL, ruleset TEXT NOT NULL, players TEXT NOT NULL, "
+        "rules TEXT NOT NULL)"
+    ),
+    "create_hand_ids": (
+        "CREATE TABLE IF NOT EXISTS view_hand_ids (stream TEXT PRIMARY KEY, "
+        "match TEXT NOT NULL, number INTEGER NOT NULL)"
+    ),
+    "create_hands": (
+        "CREATE TABLE IF NOT EXISTS view_hands (match TEXT NOT NULL, number INTEGER NOT NULL, "
+        "ruleset TEXT NOT NULL, dealer TEXT NOT NULL, dealer_streak INTEGER NOT NULL, "
+        "round_wind TEXT NOT NULL, outcome TEXT NOT NULL, winners TEXT NOT NULL, "
+        "next_dealer TEXT, PRIMARY KEY (match, number))"
+    ),
+    "create_hand_net": (
+        "CREATE TABLE IF NOT EXISTS view_hand_net (match TEXT NOT NULL, number INTEGER NOT NULL, "
+        "ruleset TEXT NOT NULL, player TEXT NOT NULL, amount INTEGER NOT NULL, "
+        "PRIMARY KEY (match, number, player))"
+    ),
+    "drop": (
+        "DROP TABLE IF EXISTS view_matches; DROP TABLE IF EXISTS view_hand_ids; "
+        "DROP TABLE IF EXISTS view_hands; DROP TABLE IF EXISTS view_hand_net; "
+        "DELETE FROM tracking WHERE application_name = 'mjledger'"
+    ),
+    "upsert_match": (
+        "INSERT INTO view_matches (match, seq, stream, ruleset, players, rules) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (match) DO NOTHING"
+    ),
+    "upsert_hand_id": (
+        "INSERT INTO view_hand_ids (stream, match, number) VALUES (?, ?, ?) "
+        "ON CONFLICT (stream) DO NOTHING"
+    ),
+    "select_hand_id": "SELECT match, number FROM view_hand_ids WHERE stream = ?",
+    "select_match_of_stream": "SELECT match FROM view_matches WHERE stream = ?",
+    "upsert_hand": (
+        "INSERT INTO view_hands (match, number, ruleset, dealer, dealer_streak, round_wind, "
+        "outcome, winners, next_dealer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (match, number) DO UPDATE SET dealer = excluded.dealer, "
+        "dealer_streak = excluded.dealer_streak, round_wind = excluded.round_wind, "
+        "outcome = excluded.outcome, winners = excluded.winners, "
+        "next_dealer = excluded.next_dealer"
+    ),
+    "upsert_net": (
+        "INSERT INTO view_hand_net (match, number, ruleset, player, amount) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (match, number, player) "
+        "DO UPDATE SET amount = excluded.amount"
+    ),
+    "scores_by_match": (
+        "SELECT n.match, n.player, SUM(n.amount) FROM view_hand_net n "
+        "JOIN view_matches m ON m.match = n.match GROUP BY n.match, n.player "
+        "ORDER BY m.seq, n.player"
+    ),
+    "scores_by_player": (
+        "SELECT ruleset, player, SUM(amount), COUNT(DISTINCT match) FROM view_hand_net "
+        "GROUP BY ruleset, player ORDER BY ruleset, SUM(amount) DESC, player"
+    ),
+    "current_dealers": (
+        "SELECT h.match, h.number, h.dealer, h.dealer_streak, h.outcome, h.next_dealer "
+        "FROM view_hands h JOIN view_matches m ON m.match = h.match "
+        "WHERE h.number = (SELECT MAX(number) FROM view_hands WHERE match = h.match) "
+        "ORDER BY m.seq"
+    ),
+    "longest_streaks": (
+        "SELECT dealer, MAX(dealer_streak) + 1 FROM view_hands GROUP BY dealer "
+        "ORDER BY MAX(dealer_streak) DESC, dealer"
+    ),
+    "history": (
+        "SELECT number, dealer, dealer_streak, round_wind, outcome, winners, next_dealer "
+        "FROM view_hands WHERE match = ? ORDER BY number"
+    ),
+    "history_net": (
+        "SELECT number, player, amount FROM view_hand_net WHERE match = ? ORDER BY number"
+    ),
+    "match_players": "SELECT players, ruleset FROM view_matches WHERE match = ?",
+}
+
+
+@frozen
+class HistoryEntry:
+    number: int
+    dealer: str
+    dealer_streak: int
+    round_wind: str
+    outcome: str
+    winners: tuple[str, ...]
+    next_dealer: str | None
+    net: dict[str, int]
+
+
+@frozen
+class CurrentDealer:
+    """The latest hand of a match: who deals it, how many hands in a row, and who deals next."""
+
+    match: str
+    hand: int
+    dealer: str
+    streak: int  # hands in a row this dealer has dealt, this one included
+    outcome: str
+    next_dealer: str | None
+
+
+class LedgerViews(SQLiteTrackingRecorder):
+    """The materialised views of one ledger, with their tracking position."""
+
+    def __init__(self, datastore: SQLiteDatastore, ledger: Ledger):
+        self.ledger = ledger
+        self._catch_up_lock = threading.Lock()
+        super().__init__(datastore)
+        self.create_table()
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            *super().construct_create_table_statements(),
+            SQL["create_matches"],
+            SQL["create_hand_ids"],
+            SQL["create_hands"],
+            SQL["create_hand_net"],
+        ]
+
+    @property
+    def position(self) -> int:
+        return self.max_tracking_id(self.ledger.name) or 0
+
+    # --- feeding --------------------------------------------------------------------------
+
+    def catch_up(self) -> int:
+        """Apply every notification not yet applied; returns how many were applied."""
+        applied = 0
+        with self._catch_up_lock:
+            while True:
+                start = self.position + 1
+                batch = self.ledger.recorder.select_notifications(start, BATCH)
+                if not batch:
+                    return applied
+                try:
+                    self._apply(batch)
+                except (IntegrityError, OperationalError):
+                    # Another process applied (part of) this batch first: re-read the position.
+                    continue
+                applied += len(batch)
+
+    def _apply(self, batch: Any) -> None:
+        ledger = self.ledger
+        dirty: dict[tuple[str, int], None] = {}
+        with self.datastore.transaction(commit=True) as c:
+            for notification in batch:
+                record = ledger.mapper.to_domain_event(notification)
+                event = record.event
+                stream = record.originator_id.hex
+                if isinstance(event, MatchStarted):
+                    c.execute(
+                        SQL["upsert_match"],
+                        (
+                            event.match,
+                            notification.id,
+                            stream,
+                            event.ruleset,
+                            json.dumps(list(event.players)),
+                            json.dumps(rules_to_json(event.rules or default_rules(event.ruleset))),
+                        ),
+                    )
+                elif isinstance(event, HandStarted) and event.number is not None:
+                    c.execute(SQL["upsert_hand_id"], (stream, event.match, event.number))
+                    dirty[(str(event.match), event.number)] = None
+                elif isinstance(event, HandClosed):
+                    c.execute(SQL["select_match_of_stream"], (stream,))
+                    row = c.fetchone()
+                    if row is not None:
+                        dirty[(row[0], event.number)] = None
+                else:
+                    c.execute(SQL["select_hand_id"], (stream,))
+                    row = c.fetchone()
+                    if row is not None:
+                        dirty[(row[0], row[1])] = None
+            for match, number in dirty:
+                self._write_hand(c, match, number)
+            self._insert_tracking(c, Tracking(ledger.name, batch[-1].id))
+
+    def _write_hand(self, c: SQLiteCursor, match: str, number: int) -> None:
+        hand = self.ledger.settlement(match, number)
+        c.execute(
+            SQL["upsert_hand"],
+            (
+                match,
+                number,
+                hand.ruleset,
+                hand.dealer,
+                hand.dealer_streak,
+                hand.round_wind,
+                hand.outcome,
+                json.dumps(list(hand.winners)),
+                hand.next_dealer,
+            ),
+        )
+        c.executemany(
+            SQL["upsert_net"],
+            [(match, number, hand.ruleset, p, a) for p, a in hand.net().items()],
+        )
+
+    def rebuild(self) -> int:
+        """Drop every view row and the tracking position, then replay the whole log."""
+        with self._catch_up_lock, self.datastore.transaction(commit=True) as c:
+            for statement in SQL["drop"].split("; "):
+                c.execute(statement)
+            for statement in self.construct_create_table_statements():
+                c.execute(statement)
+        return self.catch_up()
+
+    # --- reading (caught up first, so a read follows every acknowledged write) --------------
+
+    def _rows(self, name: str, *params: Any) -> list[Any]:
+        self.catch_up()
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(SQL[name], params)
+            return list(c.fetchall())
+
+    def scores_by_match(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for match, player, amount in self._rows("scores_by_match"):
+            out.setdefault(match, {})[player] = amount
+        return out
+
+    def scores_by_player(self) -> dict[str, dict[str, tuple[int, int]]]:
+        """Per rule set, each player's running total and the number of matches it spans."""
+        out: dict[str, dict[str, tuple[int, int]]] = {}
+        for ruleset, player, amount, matches in self._rows("scores_by_player"):
+            out.setdefault(ruleset, {})[player] = (amount, matches)
+        return out
+
+    def current_dealers(self) -> list[CurrentDealer]:
+        return [
+            CurrentDealer(match, number, dealer, streak + 1, outcome, nxt)
+            for match, number, dealer, streak, outcome, nxt in self._rows("current_dealers")
+        ]
+
+    def longest_streaks(self) -> dict[str, int]:
+        return {dealer: length for dealer, length in self._rows("longest_streaks")}
+
+    def history(self, match: str) -> list[HistoryEntry]:
+        nets: dict[int, dict[str, int]] = {}
+        for number, player, amount in self._rows("history_net", match):
+            nets.setdefault(number, {})[player] = amount
+        return [
+            HistoryEntry(
+                number, dealer, streak, wind, outcome, tuple(json.loads(winners)), nxt,
+                nets.get(number, {}),
+            )
+            for number, dealer, streak, wind, outcome, winners, nxt in self._rows("history", match)
+        ]
+
+    def close(self) -> None:
+        self.datastore.close()
+
+
+def views_path(store: Path) -> Path:
+    """The companion file of the views: ``x.sqlite`` → ``x.views.sqlite``."""
+    return store.with_name(f"{store.stem}.views{store.suffix or '.sqlite'}")
+
+
+def open_views(ledger: Ledger) -> LedgerViews:
+    datastore = SQLiteDatastore(db_name=str(views_path(ledger.path)), lock_timeout=30)
+    return LedgerViews(datastore, ledger)
