@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import click
@@ -21,9 +23,11 @@ from rich.console import Console
 from rich.table import Table
 
 from mjledger import __version__
-from mjledger.errors import MjledgerError
+from mjledger.codec import read_log_bytes
+from mjledger.errors import MjledgerError, StoreError
 from mjledger.hand import HandState
-from mjledger.replay import Replay, replay_bytes
+from mjledger.ledger import Ledger, store_path
+from mjledger.replay import Replay, hand_to_json, replay_bytes
 
 EXIT_REFUSED = 2
 
@@ -139,6 +143,208 @@ def schema_command() -> None:
     from mjledger.schema import log_line_schema
 
     print_json(log_line_schema())
+
+
+# --- the store ---------------------------------------------------------------------------------
+
+store_option = click.option(
+    "--store",
+    "store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The SQLite store (default: $MJLEDGER_STORE, else ./mjledger.sqlite).",
+)
+
+
+@contextmanager
+def open_ledger(store: Path | None, *, must_exist: bool = True) -> Iterator[Ledger]:
+    path = store_path(store)
+    if must_exist and not path.exists():
+        raise StoreError(f"no store at {path} (record a log first, or pass --store)")
+    ledger = Ledger(path)
+    try:
+        yield ledger
+    finally:
+        ledger.close()
+
+
+@main.command("record")
+@click.argument("log", type=click.File("rb"))
+@store_option
+@refusals
+def record_command(log: BinaryIO, store: Path | None) -> None:
+    """Validate LOG whole, then record it into the store, one transaction per hand."""
+    data = read_input(log)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        read_log_bytes(data)  # raises the error naming the line
+        raise
+    with open_ledger(store, must_exist=False) as ledger:
+        result = ledger.record_log(text)
+        ledger.views.catch_up()
+    if result.id_assigned:
+        click.echo(f"match id assigned: {result.match}")
+    verb = {"recorded": "recorded", "resumed": "continued", "unchanged": "already recorded"}
+    click.echo(
+        f"{verb[result.status]}: match {result.match} ({result.hands} hands, "
+        f"{result.events} events written) in {ledger.path}"
+    )
+
+
+@main.command("scores")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@refusals
+def scores_command(store: Path | None, as_json: bool) -> None:
+    """Running scores: per match, and per player across matches (one rule set at a time)."""
+    with open_ledger(store) as ledger:
+        by_match = ledger.views.scores_by_match()
+        by_player = ledger.views.scores_by_player()
+    if as_json:
+        print_json(
+            {
+                "matches": by_match,
+                "players": {
+                    ruleset: {p: {"total": t, "matches": m} for p, (t, m) in rows.items()}
+                    for ruleset, rows in by_player.items()
+                },
+            }
+        )
+        return
+    console = Console()
+    for ruleset, rows in by_player.items():
+        table = Table(title=f"Running scores — {ruleset}", title_justify="left")
+        table.add_column("player")
+        table.add_column("total", justify="right")
+        table.add_column("matches", justify="right")
+        for player, (total, matches) in rows.items():
+            table.add_row(player, _signed(total), str(matches))
+        console.print(table)
+    table = Table(title="By match", title_justify="left")
+    table.add_column("match")
+    table.add_column("scores")
+    for match, scores in by_match.items():
+        table.add_row(match, "  ".join(f"{p} {_signed(a)}" for p, a in scores.items()))
+    console.print(table)
+
+
+@main.command("streaks")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@refusals
+def streaks_command(store: Path | None, as_json: bool) -> None:
+    """Dealer streaks: each match's current dealer and streak, and each player's longest."""
+    with open_ledger(store) as ledger:
+        current = ledger.views.current_dealers()
+        longest = ledger.views.longest_streaks()
+    if as_json:
+        print_json(
+            {
+                "matches": [
+                    {
+                        "match": c.match,
+                        "hand": c.hand,
+                        "dealer": c.dealer,
+                        "streak": c.streak,
+                        "outcome": c.outcome,
+                        "next_dealer": c.next_dealer,
+                    }
+                    for c in current
+                ],
+                "longest": longest,
+            }
+        )
+        return
+    console = Console()
+    table = Table(title="Current dealers", title_justify="left")
+    for column in ("match", "hand", "dealer", "streak", "next dealer"):
+        table.add_column(column)
+    for c in current:
+        table.add_row(c.match, str(c.hand), c.dealer, str(c.streak), c.next_dealer or "—")
+    console.print(table)
+    table = Table(title="Longest streak per player (hands dealt in a row)", title_justify="left")
+    table.add_column("player")
+    table.add_column("longest", justify="right")
+    for player, length in longest.items():
+        table.add_row(player, str(length))
+    console.print(table)
+
+
+@main.command("history")
+@click.argument("match")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@refusals
+def history_command(match: str, store: Path | None, as_json: bool) -> None:
+    """Match history: each hand's number, dealer, outcome and net."""
+    with open_ledger(store) as ledger:
+        ledger.match(match)  # a clear error for an unknown match
+        entries = ledger.views.history(match)
+    if as_json:
+        print_json(
+            [
+                {
+                    "number": e.number,
+                    "dealer": e.dealer,
+                    "dealer_streak": e.dealer_streak,
+                    "round_wind": e.round_wind,
+                    "outcome": e.outcome,
+                    "winners": list(e.winners),
+                    "net": e.net,
+                    "next_dealer": e.next_dealer,
+                }
+                for e in entries
+            ]
+        )
+        return
+    table = Table(title=f"History of {match}", title_justify="left")
+    for column in ("hand", "dealer", "wind", "outcome", "net"):
+        table.add_column(column)
+    for e in entries:
+        outcome = e.outcome + (" (" + ", ".join(e.winners) + ")" if e.winners else "")
+        net = "  ".join(f"{p} {_signed(a)}" for p, a in e.net.items())
+        table.add_row(str(e.number), e.dealer, e.round_wind, outcome, net)
+    Console().print(table)
+
+
+@main.command("hand")
+@click.argument("match")
+@click.argument("number", type=click.IntRange(min=1))
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print the hand's replay entry as JSON.")
+@refusals
+def hand_command(match: str, number: int, store: Path | None, as_json: bool) -> None:
+    """One stored hand, exactly as replaying the match's export reports it."""
+    with open_ledger(store) as ledger:
+        state = ledger.settlement(match, number)
+        players = ledger.match(match).started.players
+    if as_json:
+        print_json(hand_to_json(state))
+    else:
+        render_hand(state, players, Console())
+
+
+@main.command("export")
+@click.argument("match")
+@store_option
+@refusals
+def export_command(match: str, store: Path | None) -> None:
+    """Print the match as a canonical log (one event per line) that replays to the same result."""
+    with open_ledger(store) as ledger:
+        click.echo(ledger.export(match), nl=False)
+
+
+@main.command("project")
+@store_option
+@click.option("--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events.")
+@refusals
+def project_command(store: Path | None, rebuild: bool) -> None:
+    """Bring the read models up to date with the store (or rebuild them from scratch)."""
+    with open_ledger(store) as ledger:
+        applied = ledger.views.rebuild() if rebuild else ledger.views.catch_up()
+        position = ledger.views.position
+    click.echo(f"{'rebuilt' if rebuild else 'caught up'}: {applied} events applied, at {position}")
 
 
 def _register_optional_commands() -> None:
