@@ -95,28 +95,33 @@ class Arrangement:
 # ---------------------------------------------------------------------------------------
 # Per-suit tables
 
+# A suit's counts, as the tuple that keys the tables (a tuple of nine small ints hashes in C,
+# which is what makes a lookup cheaper than packing the counts into one int in Python).
+_Key = tuple[int, ...]
 # A set inside one suit: (is_chow, lowest rank 0-8).
 _Set = tuple[bool, int]
 _Split = tuple[_Set, ...]
-# key -> every split of that suit into sets only / into (pair rank, sets).
-_SetsTable = dict[int, tuple[_Split, ...]]
-_PairTable = dict[int, tuple[tuple[int, _Split], ...]]
 
 
 @attrs.frozen
 class _SuitTable:
-    sets: _SetsTable
-    pair: _PairTable
-    wait_sets: dict[int, int]  # key one short -> bitmask of ranks completing it into sets
-    wait_pair: dict[int, int]  # key one short -> bitmask of ranks completing it into sets+pair
+    sets: dict[_Key, tuple[_Split, ...]]  # every split into sets only
+    pair: dict[_Key, tuple[tuple[int, _Split], ...]]  # every split into (pair rank, sets)
+    wait_sets: dict[_Key, int]  # one short -> bitmask of ranks completing it into sets
+    wait_pair: dict[_Key, int]  # one short -> bitmask of ranks completing it into sets + pair
 
 
 def _build(ranks: int, chows: bool) -> _SuitTable:
+    """Generate every split of up to four sets (and at most one pair) within four copies.
+
+    Generating from the sets, rather than searching each count vector, visits each split once;
+    the waits follow by taking one tile back out of every complete key.
+    """
     kinds: list[_Set] = [(False, r) for r in range(ranks)]
     if chows:
         kinds += [(True, r) for r in range(ranks - 2)]
-    sets_lists: dict[int, list[_Split]] = {}
-    pair_lists: dict[int, list[tuple[int, _Split]]] = {}
+    sets_lists: dict[_Key, list[_Split]] = {}
+    pair_lists: dict[_Key, list[tuple[int, _Split]]] = {}
     for size in range(5):
         for split in combinations_with_replacement(kinds, size):
             counts = [0] * ranks
@@ -129,18 +134,19 @@ def _build(ranks: int, chows: bool) -> _SuitTable:
                     counts[low] += 3
             if max(counts, default=0) > 4:
                 continue
-            key = _key(counts)
-            sets_lists.setdefault(key, []).append(split)
+            sets_lists.setdefault(tuple(counts), []).append(split)
             for pair in range(ranks):
                 if counts[pair] <= 2:
-                    pair_lists.setdefault(key + (2 << 3 * pair), []).append((pair, split))
-    wait_sets: dict[int, int] = {}
-    wait_pair: dict[int, int] = {}
+                    counts[pair] += 2
+                    pair_lists.setdefault(tuple(counts), []).append((pair, split))
+                    counts[pair] -= 2
+    wait_sets: dict[_Key, int] = {}
+    wait_pair: dict[_Key, int] = {}
     for source, target in ((sets_lists, wait_sets), (pair_lists, wait_pair)):
         for key in source:
             for rank in range(ranks):
-                if (key >> 3 * rank) & 7:
-                    short = key - (1 << 3 * rank)
+                if key[rank]:
+                    short = (*key[:rank], key[rank] - 1, *key[rank + 1 :])
                     target[short] = target.get(short, 0) | (1 << rank)
     return _SuitTable(
         sets={k: tuple(v) for k, v in sets_lists.items()},
@@ -150,17 +156,28 @@ def _build(ranks: int, chows: bool) -> _SuitTable:
     )
 
 
-def _key(counts: Sequence[int]) -> int:
-    key = 0
-    for rank, count in enumerate(counts):
-        key |= count << 3 * rank
-    return key
-
-
 @cache
 def _tables() -> tuple[_SuitTable, _SuitTable]:
     """The suited and honour tables, built on first use (about a tenth of a second)."""
     return _build(9, chows=True), _build(7, chows=False)
+
+
+@cache
+def _by_suit() -> tuple[
+    tuple[dict[_Key, tuple[_Split, ...]], ...],
+    tuple[dict[_Key, tuple[tuple[int, _Split], ...]], ...],
+    tuple[dict[_Key, int], ...],
+    tuple[dict[_Key, int], ...],
+]:
+    """The tables indexed by suit position (m, p, s, z), so the hot path indexes, not branches."""
+    suited, honours = _tables()
+    tables = (suited, suited, suited, honours)
+    return (
+        tuple(t.sets for t in tables),
+        tuple(t.pair for t in tables),
+        tuple(t.wait_sets for t in tables),
+        tuple(t.wait_pair for t in tables),
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -211,38 +228,36 @@ def _check_size(concealed: int, melds: Sequence[Meld], complete: bool) -> None:
 def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SICHUAN) -> int:
     """Bitmask over the 34 slots of the tiles completing ``counts`` (a hand one tile short).
 
-    ``melds`` is how many sets were declared; the caller removes tiles held four times. This is
-    the hot path the benchmark measures, so it works on bare ints.
+    ``melds`` is how many sets were declared. A tile held four times *in hand* is never
+    returned (no table key holds five); the caller removes tiles completed to four by melds.
+    This is the hot path the benchmark measures, so it works on bare ints and tuples.
     """
-    suited, honours = _tables()
-    k0 = k1 = k2 = k3 = 0
-    for r in range(9):
-        k0 |= counts[r] << 3 * r
-        k1 |= counts[9 + r] << 3 * r
-        k2 |= counts[18 + r] << 3 * r
-    for r in range(7):
-        k3 |= counts[27 + r] << 3 * r
-    keys = (k0, k1, k2, k3)
-    n = (sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27]), sum(counts[27:34]))
+    sets, pairs, wait_sets, wait_pair = _by_suit()
+    keys = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
+    mods = (sum(keys[0]) % 3, sum(keys[1]) % 3, sum(keys[2]) % 3, sum(keys[3]) % 3)
     result = 0
-    mods = [x % 3 for x in n]
     ones = mods.count(1)
-    twos = mods.count(2)
-    if ones == 1 and twos == 0:
-        target = mods.index(1)
-        if all(i == target or keys[i] in (suited if i < 3 else honours).sets for i in range(4)):
-            table = suited if target < 3 else honours
-            result = table.wait_pair.get(keys[target], 0) << 9 * target
-    elif twos == 2 and ones == 0:
-        a, b = (i for i in range(4) if mods[i] == 2)
-        others_ok = all(
-            mods[i] == 2 or keys[i] in (suited if i < 3 else honours).sets for i in range(4)
-        )
-        if others_ok:
-            for fill, paired in ((a, b), (b, a)):
-                if keys[paired] in (suited if paired < 3 else honours).pair:
-                    table = suited if fill < 3 else honours
-                    result |= table.wait_sets.get(keys[fill], 0) << 9 * fill
+    if ones == 1:
+        if not mods.count(2):
+            # The tile goes to the one suit a tile short of sets + pair; the rest are sets.
+            target = mods.index(1)
+            for suit in range(4):
+                if suit != target and keys[suit] not in sets[suit]:
+                    break
+            else:
+                result = wait_pair[target].get(keys[target], 0) << 9 * target
+    elif ones == 0 and mods.count(2) == 2:
+        # Two suits one short of sets: one takes the tile, the other holds the pair.
+        first = mods.index(2)
+        second = mods.index(2, first + 1)
+        for suit in range(4):
+            if mods[suit] != 2 and keys[suit] not in sets[suit]:
+                break
+        else:
+            if keys[second] in pairs[second]:
+                result = wait_sets[first].get(keys[first], 0) << 9 * first
+            if keys[first] in pairs[first]:
+                result |= wait_sets[second].get(keys[second], 0) << 9 * second
     if melds == 0:
         if shapes.seven_pairs:
             result |= _seven_pairs_waits(counts, shapes.quad_as_two_pairs)
@@ -252,13 +267,14 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
 
 
 def _seven_pairs_waits(counts: Sequence[int], quads: bool) -> int:
+    """Six pairs and one odd tile wait on that tile (13 tiles assumed, as the caller checks)."""
+    threes = counts.count(3)
+    fours = counts.count(4)
     if quads:
-        pairs = sum(c >> 1 for c in counts)
-        if pairs != 6:
+        if counts.count(2) + threes + 2 * fours != 6:
             return 0
-        odd = [i for i, c in enumerate(counts) if c & 1]
-        return 1 << odd[0] if len(odd) == 1 else 0
-    if max(counts) > 2 or counts.count(2) != 6:
+        return 1 << (counts.index(3) if threes else counts.index(1))
+    if threes or fours or counts.count(2) != 6:
         return 0
     return 1 << counts.index(1)
 
@@ -355,9 +371,8 @@ def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
     for suit in range(4):
         table = suited if suit < 3 else honours
         width = 9 if suit < 3 else 7
-        part = counts[9 * suit : 9 * suit + width]
-        key = _key(part)
-        size = sum(part)
+        key = tuple(counts[9 * suit : 9 * suit + width])
+        size = sum(key)
         if size % 3 == 0:
             per_suit.append([(None, split) for split in table.sets.get(key, ())])
         elif size % 3 == 2:
