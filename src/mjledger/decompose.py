@@ -1,7 +1,7 @@
 """Which ways a hand splits into sets, and which tiles would complete a hand one tile short.
 
-Everything is table-driven. A suit's part of a hand is nine counts (seven for honours); its
-key packs them three bits a rank. The first call builds, once, every way up to four sets and
+Everything is table-driven. A suit's part of a hand is nine counts (seven for honours), and
+that tuple is its key. The first call builds, once, every way up to four sets and
 at most one pair can lie in one suit: that gives for each key its splits into sets only and
 into sets plus the pair, and, by taking one tile back out, which ranks would complete a key
 one tile short. Checking a hand is then a dictionary lookup per suit instead of a search, which
