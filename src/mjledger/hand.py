@@ -12,12 +12,12 @@ is what a support person replaying a disputed hand reads step by step.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-import attrs
 from attrs import frozen
 
 from mjledger import scoring
+from mjledger._replace import replacer
 from mjledger.errors import RuleError
 from mjledger.events import (
     Discarded,
@@ -156,6 +156,14 @@ def net_of(players: Iterable[str], transfers: Iterable[Transfer]) -> dict[str, i
     return net
 
 
+_evolve_hand_state = replacer(HandState)
+_evolve_open_wins = replacer(OpenWins)
+
+
+def _evolve(obj: Any, **changes: Any) -> Any:
+    return (_evolve_hand_state if type(obj) is HandState else _evolve_open_wins)(obj, **changes)
+
+
 HandEvent = VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted
 
 
@@ -251,14 +259,14 @@ def _void_suit_chosen(hand: HandState, event: VoidSuitChosen, refuse: _Refuse) -
     _in_play(hand, event.player, "player", refuse)
     if hand.void_suit(event.player) is not None:
         raise refuse(f"{event.player!r} has already chosen a void suit this hand")
-    return attrs.evolve(
+    return _evolve(
         hand, void_suits=(*hand.void_suits, (event.player, event.suit)), last_kong_by=None
     )
 
 
 def _discarded(hand: HandState, event: Discarded, refuse: _Refuse) -> HandState:
     _in_play(hand, event.player, "player", refuse)
-    return attrs.evolve(hand, kong_runs=_reset_run(hand, event.player), last_kong_by=None)
+    return _evolve(hand, kong_runs=_reset_run(hand, event.player), last_kong_by=None)
 
 
 def _reset_run(hand: HandState, player: str) -> tuple[tuple[int, ...], ...]:
@@ -280,7 +288,7 @@ def _kong_declared(
             raise refuse("an exposed kong is claimed from another player's discard, not one's own")
     rules = hand.rules
     if not isinstance(rules, SichuanRules):
-        return attrs.evolve(hand, last_kong_by=event.player)
+        return _evolve(hand, last_kong_by=event.player)
     amount = scoring.sichuan_kong_amount(rules, event.kind)
     if event.from_ is not None:
         payers: tuple[str, ...] = (event.from_,)
@@ -292,7 +300,7 @@ def _kong_declared(
     runs = list(_reset_run(hand, event.from_) if event.from_ is not None else hand.kong_runs)
     i = hand.players.index(event.player)
     runs[i] = (*runs[i], len(hand.kongs))
-    return attrs.evolve(
+    return _evolve(
         hand,
         kongs=(*hand.kongs, KongPayment(event.player, event.kind, line, payments)),
         kong_runs=tuple(runs),
@@ -326,7 +334,7 @@ def _won_on_discard(
         share = scoring.hongkong_share(rules, fan, event.limit)
         amount = scoring.hongkong_discard_payment(rules, share)
         changes = _record_win(hand, event.player, event.from_, continuing=False)
-        return attrs.evolve(
+        return _evolve(
             hand,
             transfers=(
                 *hand.transfers,
@@ -342,9 +350,9 @@ def _won_on_discard(
     if run is None:
         run = OpenWins(event.from_, event.robbing_kong, ((event.player, line),))
     else:
-        run = attrs.evolve(run, winners=(*run.winners, (event.player, line)))
+        run = _evolve(run, winners=(*run.winners, (event.player, line)))
     changes = _record_win(hand, event.player, event.from_, continuing)
-    hand = attrs.evolve(
+    hand = _evolve(
         hand,
         transfers=(
             *hand.transfers,
@@ -367,14 +375,14 @@ def _self_drawn(hand: HandState, event: SelfDrawn, line: int | None, refuse: _Re
         assert fan is not None
         amount = scoring.sichuan_self_draw_amount(rules, fan)
     changes = _record_win(hand, event.player, None, continuing=False)
-    hand = attrs.evolve(
+    hand = _evolve(
         hand,
         transfers=hand.transfers
         + tuple(Transfer(p, event.player, amount, "self_drawn", line) for p in payers),
         **changes,  # type: ignore[arg-type]
     )
     if isinstance(rules, HongKongRules):
-        return attrs.evolve(hand, ended=True)
+        return _evolve(hand, ended=True)
     return _end_if_three_won(hand)
 
 
@@ -382,7 +390,7 @@ def _end_if_three_won(hand: HandState) -> HandState:
     # Blood battle: play goes on until three players have won; the last one cannot win alone.
     if len(hand.winners) < 3:
         return hand
-    return attrs.evolve(close_hand(hand), ended=True)
+    return _evolve(close_hand(hand), ended=True)
 
 
 def close_wins(hand: HandState) -> HandState:
@@ -393,10 +401,10 @@ def close_wins(hand: HandState) -> HandState:
     """
     run = hand.open_wins
     assert run is not None
-    hand = attrs.evolve(hand, open_wins=None)
+    hand = _evolve(hand, open_wins=None)
     i = hand.players.index(run.discarder)
     run_kongs = hand.kong_runs[i]
-    hand = attrs.evolve(hand, kong_runs=_reset_run(hand, run.discarder))
+    hand = _evolve(hand, kong_runs=_reset_run(hand, run.discarder))
     rules = hand.rules
     if (
         run.robbing_kong
@@ -414,7 +422,7 @@ def close_wins(hand: HandState) -> HandState:
         Transfer(run.discarder, w, a, "kong_money_passed", lines[w])
         for w, a in scoring.split_evenly(amount, winners, first)
     )
-    return attrs.evolve(
+    return _evolve(
         hand, transfers=hand.transfers + passed, passed=hand.passed | frozenset(run_kongs)
     )
 
@@ -426,7 +434,7 @@ def _wall_exhausted(
     if not isinstance(rules, SichuanRules):
         if event.remaining is not None:
             raise refuse("a Hong Kong wall_exhausted carries no 'remaining'")
-        return attrs.evolve(hand, ended=True, last_kong_by=None)
+        return _evolve(hand, ended=True, last_kong_by=None)
     if event.remaining is None:
         raise refuse("a Sichuan wall_exhausted needs 'remaining' for every player still in")
     still_in = hand.still_in
@@ -441,7 +449,7 @@ def _wall_exhausted(
         raise refuse(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
     states = {p: _wall_state(hand, p, event.remaining[p], refuse) for p in still_in}
     transfers = wall_transfers(rules, hand, states, line)
-    return attrs.evolve(hand, transfers=hand.transfers + transfers, ended=True, last_kong_by=None)
+    return _evolve(hand, transfers=hand.transfers + transfers, ended=True, last_kong_by=None)
 
 
 @frozen

@@ -10,6 +10,7 @@ from __future__ import annotations
 import attrs
 from attrs import frozen
 
+from mjledger._replace import replacer
 from mjledger.errors import RuleError
 from mjledger.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.hand import HandEvent, HandState, close_hand, evolve_hand
@@ -130,8 +131,11 @@ def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchSta
     return _with_hand(state, hand)
 
 
+_replace_state = replacer(MatchState)
+
+
 def _with_hand(state: MatchState, hand: HandState) -> MatchState:
-    return attrs.evolve(state, hand=hand)
+    return _replace_state(state, hand=hand)
 
 
 def _as_hand_event(event: Event) -> HandEvent:
