@@ -292,6 +292,10 @@ def decode_json(text: str) -> Any:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise FormatError("not valid JSON here: arrays or objects nested too deeply") from None
+    except ValueError as exc:  # an integer beyond Python's digit limit (int_max_str_digits)
+        raise FormatError(f"not valid JSON here: {exc}") from None
 
 
 def decode_line(text: str, line: int | None = None) -> Event:
