@@ -1,0 +1,192 @@
+"""Hypothesis over random LEGAL logs of both rule sets (tests/strategies.py).
+
+What must hold for every legal log (issue 2, "Tests that must exist"; log-format.md "Replay
+output"): nets and totals sum to zero and add up, every transfer is positive and between two
+players, settlement is online (a prefix of the log gives a prefix of the transfers), every
+event round-trips through JSON, a Hong Kong hand has at most one win and a Sichuan winner
+never pays after winning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mjledger import (
+    Transfer,
+    decode_line,
+    dumps_event,
+    event_from_json,
+    event_to_json,
+    parse_log,
+    replay,
+    replay_bytes,
+)
+from mjledger.hand import REASONS
+
+from .strategies import legal_logs, log_text
+
+WINS = ("won_on_discard", "self_drawn")
+
+
+def flat(result: Any) -> list[Transfer]:
+    return [t for hand in result.hands for t in hand.transfers]
+
+
+def hand_spans(lines: list[dict]) -> list[tuple[int, int]]:
+    """(first line, last line) of each hand's events, 1-based, in log order."""
+    starts = [i + 1 for i, ln in enumerate(lines) if ln["type"] == "hand_started"]
+    ends = [*(s - 1 for s in starts[1:]), len(lines)] if starts else []
+    return list(zip(starts, ends, strict=True))
+
+
+@given(legal_logs())
+def test_legal_logs_replay_and_every_hand_nets_to_zero(lines: list[dict]) -> None:
+    """log-format.md: "`net` and `totals` sum to zero; every player appears in both"."""
+    out = replay(log_text(lines)).to_json()
+    players = out["players"]
+    for hand in out["hands"]:
+        assert sorted(hand["net"]) == sorted(players)
+        assert sum(hand["net"].values()) == 0
+        recomputed = dict.fromkeys(players, 0)
+        for t in hand["transfers"]:
+            recomputed[t["from"]] -= t["amount"]
+            recomputed[t["to"]] += t["amount"]
+        assert recomputed == hand["net"]
+    assert sorted(out["totals"]) == sorted(players)
+    assert sum(out["totals"].values()) == 0
+
+
+@given(legal_logs())
+def test_totals_are_the_sum_of_the_nets(lines: list[dict]) -> None:
+    """log-format.md "Replay output": totals over the hands."""
+    out = replay(log_text(lines)).to_json()
+    summed: Counter[str] = Counter(dict.fromkeys(out["players"], 0))
+    for hand in out["hands"]:
+        summed.update(hand["net"])
+    assert dict(summed) == out["totals"]
+
+
+@given(legal_logs())
+def test_every_transfer_is_positive_between_two_players_with_a_real_line(lines: list[dict]) -> None:
+    """log-format.md: "A transfer is always positive and between two different players"; its
+    `reason` is one of the nine codes and its `line` a line of the log inside its hand."""
+    out = replay(log_text(lines)).to_json()
+    players = set(out["players"])
+    spans = hand_spans(lines)
+    assert len(spans) == len(out["hands"])
+    for hand, (first, last) in zip(out["hands"], spans, strict=True):
+        for t in hand["transfers"]:
+            assert type(t["amount"]) is int
+            assert t["amount"] > 0
+            assert t["from"] != t["to"]
+            assert {t["from"], t["to"]} <= players
+            assert t["reason"] in REASONS
+            assert first < t["line"] <= last or (first == 1 and t["line"] >= 1)
+            assert lines[t["line"] - 1]["type"] in (*WINS, "kong_declared", "wall_exhausted")
+
+
+@given(legal_logs(), st.data())
+def test_settlement_is_online_a_prefix_gives_a_prefix_of_the_transfers(
+    lines: list[dict], data: st.DataObject
+) -> None:
+    """Issue 2: "replaying a prefix of a log that does not end inside a run of wins on one
+    discard gives a prefix of the transfers" (rules.md: passing settles when the run closes)."""
+    full = flat(replay(log_text(lines)))
+    for k in range(1, len(lines) + 1):
+        here, after = lines[k - 1], lines[k] if k < len(lines) else None
+        inside_run = (
+            after is not None
+            and here["type"] == after["type"] == "won_on_discard"
+            and here["from"] == after["from"]
+        )
+        if inside_run:
+            continue
+        prefix = flat(replay(log_text(lines[:k])))
+        assert prefix == full[: len(prefix)], f"prefix of {k} lines"
+
+
+@given(legal_logs())
+def test_every_event_round_trips_through_json(lines: list[dict]) -> None:
+    """Issue 2: "every event round-trips through JSON" — as a dict and as a log line."""
+    for number, event in parse_log(log_text(lines)):
+        as_json = event_to_json(event)
+        assert json.loads(json.dumps(as_json)) == as_json
+        assert event_from_json(as_json) == event
+        assert decode_line(dumps_event(event), number) == event
+
+
+@given(legal_logs())
+def test_rewritten_log_replays_the_same(lines: list[dict]) -> None:
+    """The codec writes lines a replay reads back to the same figures."""
+    text = log_text(lines)
+    rewritten = "".join(dumps_event(e) + "\n" for _, e in parse_log(text))
+    assert replay(rewritten).to_json() == replay(text).to_json()
+
+
+@given(legal_logs())
+def test_hong_kong_hand_never_has_two_wins(lines: list[dict]) -> None:
+    """rules.md: "The hand ends at the first win (one winner per hand)"."""
+    out = replay(log_text(lines)).to_json()
+    if out["ruleset"] != "hongkong":
+        return
+    for hand, (first, last) in zip(out["hands"], hand_spans(lines), strict=True):
+        assert len(hand["winners"]) <= 1
+        wins = [ln for ln in lines[first - 1 : last] if ln["type"] in WINS]
+        assert len(wins) <= 1
+        assert {t["line"] for t in hand["transfers"]} <= {
+            first + i for i in range(last - first + 1)
+        }
+        assert not [t for t in hand["transfers"] if t["reason"].startswith("kong")]
+
+
+@given(legal_logs("sichuan"))
+def test_sichuan_winner_never_pays_after_winning(lines: list[dict]) -> None:
+    """rules.md: "A player who has won leaves the hand and pays nothing more"; at the wall
+    "Winners are not checked: they never pay here" (they may still be paid)."""
+    out = replay(log_text(lines)).to_json()
+    for hand, (first, last) in zip(out["hands"], hand_spans(lines), strict=True):
+        won_at = {}
+        for number in range(first, last + 1):
+            ln = lines[number - 1]
+            if ln["type"] in WINS:
+                won_at[ln["player"]] = number
+        assert list(won_at) == hand["winners"]
+        assert len(hand["winners"]) <= 3
+        for t in hand["transfers"]:
+            if t["from"] in won_at:
+                assert t["line"] < won_at[t["from"]], t
+
+
+@given(legal_logs())
+def test_outcome_and_next_dealer(lines: list[dict]) -> None:
+    """log-format.md: only the log's last hand can be "unfinished", and then `next_dealer` is
+    null; a finished hand names a next dealer at the table (the strategy never reaches the end
+    of a Hong Kong match)."""
+    out = replay(log_text(lines)).to_json()
+    for i, hand in enumerate(out["hands"]):
+        if hand["outcome"] == "unfinished":
+            assert i == len(out["hands"]) - 1
+            assert hand["next_dealer"] is None
+        else:
+            assert hand["next_dealer"] in out["players"]
+            assert (hand["outcome"] == "won") == bool(hand["winners"])
+        if out["ruleset"] == "sichuan":
+            assert hand["round_wind"] == "east"
+
+
+@given(legal_logs(), st.integers(1, 3), st.booleans())
+def test_blank_lines_and_crlf_count_as_lines(lines: list[dict], blanks: int, crlf: bool) -> None:
+    """log-format.md: "Lines are split on `\\n` only (a trailing `\\r` is dropped); blank or
+    all-space lines are ignored but still counted" — every line number shifts by the blanks."""
+    plain = replay(log_text(lines)).to_json()
+    text = "\n" * (blanks - 1) + " \t\n" + log_text(lines, "\r\n" if crlf else "\n")
+    shifted = replay_bytes(text.encode("utf-8")).to_json()
+    for hand in plain["hands"]:
+        for t in hand["transfers"]:
+            t["line"] += blanks
+    assert shifted == plain
