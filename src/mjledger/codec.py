@@ -287,9 +287,16 @@ _DECODER: Final = json.JSONDecoder(
 
 
 def decode_json(text: str) -> Any:
-    """Decode one line of JSON strictly (no repeated keys, no NaN or Infinity)."""
+    """Decode one line of JSON strictly (no repeated keys, no NaN or Infinity, no lone
+    surrogate escapes such as ``"\\ud800"``: the log is UTF-8 text, and a string holding half a
+    surrogate pair cannot be written back as UTF-8 in the output or the store)."""
     try:
-        return _DECODER.decode(text)
+        obj = _DECODER.decode(text)
+        if "\\u" in text:  # only an escape can produce a lone surrogate
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        return obj
+    except UnicodeEncodeError:
+        raise FormatError("a string holds a lone surrogate escape (\\ud800-\\udfff)") from None
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
