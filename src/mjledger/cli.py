@@ -110,7 +110,9 @@ def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> 
     elif hand.outcome == "void":
         outcome = "void (wall exhausted, no winner)"
     else:
-        outcome = "unfinished" + (" — won so far by " + ", ".join(hand.winners) if hand.winners else "")
+        outcome = "unfinished" + (
+            " — won so far by " + ", ".join(hand.winners) if hand.winners else ""
+        )
     nxt = f"; next dealer {hand.next_dealer}" if hand.next_dealer else ""
     table = Table(
         title=(
@@ -337,7 +339,9 @@ def export_command(match: str, store: Path | None) -> None:
 
 @main.command("project")
 @store_option
-@click.option("--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events.")
+@click.option(
+    "--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events."
+)
 @refusals
 def project_command(store: Path | None, rebuild: bool) -> None:
     """Bring the read models up to date with the store (or rebuild them from scratch)."""

@@ -31,12 +31,10 @@ from mjledger.events import (
     EVENT_CLASSES,
     EVENT_TYPES,
     Event,
-    HandStarted,
-    MatchStarted,
     MeldRecord,
     PlayerAtWallEnd,
 )
-from mjledger.house_rules import HongKongRules, SichuanRules, rules_from_json
+from mjledger.house_rules import HongKongRules, SichuanRules, rules_from_json, rules_to_json
 
 _JSON_NAMES: Final = {int: "an integer", str: "a string", bool: "true or false"}
 
@@ -119,9 +117,8 @@ def make_converter() -> cattrs.Converter:
             cls, make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True)
         )
 
-    rules_unstructure = attrs.asdict
-    conv.register_unstructure_hook(HongKongRules, rules_unstructure)
-    conv.register_unstructure_hook(SichuanRules, rules_unstructure)
+    conv.register_unstructure_hook(HongKongRules, rules_to_json)
+    conv.register_unstructure_hook(SichuanRules, rules_to_json)
 
     for cls in EVENT_CLASSES:
         _register_event_class(conv, cls)
@@ -146,7 +143,9 @@ def _register_event_class(conv: cattrs.Converter, cls: Any) -> None:
         cls,
         _tagged(
             cls.TYPE,
-            make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True, **unstructure_renames),
+            make_dict_unstructure_fn(
+                cls, conv, _cattrs_omit_if_default=True, **unstructure_renames
+            ),
         ),
     )
 
@@ -179,7 +178,7 @@ def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[
         out = {"type": tag}
         out.update(unstructure(event))
         if getattr(event, "rules", None) is not None:
-            out["rules"] = attrs.asdict(event.rules)
+            out["rules"] = rules_to_json(event.rules)
         return out
 
     return hook

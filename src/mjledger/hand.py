@@ -16,9 +16,9 @@ from typing import Any, Final, Literal
 
 from attrs import frozen
 
-from mjledger import scoring
+from mjledger import scoring, tile_facts
 from mjledger._replace import replacer
-from mjledger.errors import RuleError
+from mjledger.errors import RuleError, TileError
 from mjledger.events import (
     Discarded,
     Event,
@@ -31,6 +31,7 @@ from mjledger.events import (
     WonOnDiscard,
 )
 from mjledger.house_rules import HongKongRules, HouseRules, SichuanRules
+from mjledger.tile_facts import WallFacts
 
 Reason = Literal[
     "won_on_discard",
@@ -114,6 +115,8 @@ class HandState:
     first_winners: tuple[str, ...] = ()
     first_discarder: str | None = None
     last_kong_by: str | None = None
+    # Who has discarded so far (a claimed discard counts): heavenly/earthly wins need it.
+    discarders: frozenset[str] = frozenset()
     ended: bool = False
     next_dealer: str | None = None
 
@@ -228,26 +231,76 @@ def _continues_wins(run: OpenWins, event: Event, refuse: _Refuse) -> bool:
     return True
 
 
-def _fan_of(hand: HandState, event: WonOnDiscard | SelfDrawn, refuse: _Refuse) -> int | None:
-    if event.has_tiles:
-        raise refuse(
-            "this log carries tiles, but this version of mjledger cannot evaluate tiles yet: "
-            "give the win's 'fan' instead"
-        )
+def _fan_of(
+    hand: HandState, event: WonOnDiscard | SelfDrawn, refuse: _Refuse
+) -> tuple[int | None, bool]:
+    """The fan a win is paid on and whether it is a (Hong Kong) limit hand."""
     rules = hand.rules
+    if event.has_tiles:
+        return _fan_from_tiles(hand, event, refuse)
     if isinstance(rules, HongKongRules):
         if event.limit:
-            return event.fan
+            return event.fan, True
         if event.fan is None:
             raise refuse("a Hong Kong win needs 'fan' (or 'limit': true for a limit hand)")
         if event.fan < rules.min_fan:
             raise refuse(f"fan {event.fan} is below the table minimum of {rules.min_fan}")
-        return event.fan
+        return event.fan, False
     if event.limit:
         raise refuse("'limit' is a Hong Kong rule; a Sichuan win has no limit hand")
     if event.fan is None:
-        raise refuse("a Sichuan win needs 'fan'")
-    return event.fan
+        raise refuse("a Sichuan win needs 'fan' (or its tiles)")
+    return event.fan, False
+
+
+def _fan_from_tiles(
+    hand: HandState, event: WonOnDiscard | SelfDrawn, refuse: _Refuse
+) -> tuple[int, bool]:
+    rules = hand.rules
+    if isinstance(rules, SichuanRules) and event.limit:
+        raise refuse("'limit' is a Hong Kong rule; a Sichuan win has no limit hand")
+    self_drawn = isinstance(event, SelfDrawn)
+    untouched = not hand.kongs and not hand.winners
+    situation = tile_facts.WinSituation(
+        kong_bloom=self_drawn and hand.last_kong_by == event.player,
+        kong_cannon=isinstance(event, WonOnDiscard)
+        and not event.robbing_kong
+        and bool(hand.kong_runs[hand.players.index(event.from_)]),
+        heavenly=self_drawn and event.player == hand.dealer and untouched and not hand.discarders,
+        earthly=self_drawn
+        and event.player != hand.dealer
+        and untouched
+        and event.player not in hand.discarders,
+    )
+    try:
+        result = tile_facts.derive_win(
+            rules,
+            event,
+            situation,
+            void_suit=hand.void_suit(event.player),
+            players=hand.players,
+            dealer=hand.dealer,
+            round_wind=hand.round_wind,
+        )
+    except TileError as exc:
+        raise refuse(str(exc)) from None
+    breakdown = ", ".join(f"{p.code} {p.fan}" for p in result.patterns)
+    if result.limit:
+        return result.fan, True
+    if event.limit:
+        raise refuse(
+            f"the log claims a limit hand, but the tiles make {result.fan} fan ({breakdown})"
+        )
+    if event.fan is not None and event.fan != result.fan:
+        raise refuse(
+            f"the log gives fan {event.fan}, but the tiles make {result.fan} ({breakdown})"
+        )
+    if isinstance(rules, HongKongRules) and result.fan < rules.min_fan:
+        raise refuse(
+            f"the tiles make {result.fan} fan ({breakdown}), below the table minimum "
+            f"of {rules.min_fan}"
+        )
+    return result.fan, False
 
 
 # --- events ---------------------------------------------------------------------------------
@@ -287,8 +340,12 @@ def _kong_declared(
         if event.from_ == event.player:
             raise refuse("an exposed kong is claimed from another player's discard, not one's own")
     rules = hand.rules
-    if not isinstance(rules, SichuanRules):
-        return _evolve(hand, last_kong_by=event.player)
+    discarders = hand.discarders if event.from_ is None else hand.discarders | {event.from_}
+    if not isinstance(rules, SichuanRules):  # Hong Kong kongs pay nothing; still remembered
+        kong = KongPayment(event.player, event.kind, line, ())
+        return _evolve(
+            hand, kongs=(*hand.kongs, kong), last_kong_by=event.player, discarders=discarders
+        )
     amount = scoring.sichuan_kong_amount(rules, event.kind)
     if event.from_ is not None:
         payers: tuple[str, ...] = (event.from_,)
@@ -306,6 +363,7 @@ def _kong_declared(
         kong_runs=tuple(runs),
         transfers=hand.transfers + transfers,
         last_kong_by=event.player,
+        discarders=discarders,
     )
 
 
@@ -328,10 +386,10 @@ def _won_on_discard(
     _in_play(hand, event.from_, "from", refuse)
     if event.from_ == event.player:
         raise refuse("a player cannot win on their own discard ('from' names the winner)")
-    fan = _fan_of(hand, event, refuse)
+    fan, limit = _fan_of(hand, event, refuse)
     rules = hand.rules
     if isinstance(rules, HongKongRules):
-        share = scoring.hongkong_share(rules, fan, event.limit)
+        share = scoring.hongkong_share(rules, fan, limit)
         amount = scoring.hongkong_discard_payment(rules, share)
         changes = _record_win(hand, event.player, event.from_, continuing=False)
         return _evolve(
@@ -352,6 +410,7 @@ def _won_on_discard(
     else:
         run = _evolve(run, winners=(*run.winners, (event.player, line)))
     changes = _record_win(hand, event.player, event.from_, continuing)
+    changes["discarders"] = hand.discarders | {event.from_}
     hand = _evolve(
         hand,
         transfers=(
@@ -366,11 +425,11 @@ def _won_on_discard(
 
 def _self_drawn(hand: HandState, event: SelfDrawn, line: int | None, refuse: _Refuse) -> HandState:
     _in_play(hand, event.player, "player", refuse)
-    fan = _fan_of(hand, event, refuse)
+    fan, limit = _fan_of(hand, event, refuse)
     rules = hand.rules
     payers = tuple(p for p in hand.still_in if p != event.player)
     if isinstance(rules, HongKongRules):
-        amount = scoring.hongkong_share(rules, fan, event.limit)
+        amount = scoring.hongkong_share(rules, fan, limit)
     else:
         assert fan is not None
         amount = scoring.sichuan_self_draw_amount(rules, fan)
@@ -447,36 +506,26 @@ def _wall_exhausted(
         raise refuse(f"'remaining' names {who!r}, who {why}")
     if missing:
         raise refuse(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
-    states = {p: _wall_state(hand, p, event.remaining[p], refuse) for p in still_in}
+    try:
+        derived = tile_facts.derive_wall(rules, event.remaining, dict(hand.void_suits))
+    except TileError as exc:
+        raise refuse(str(exc)) from None
+    states = {p: derived.get(p) or _asserted_wall_state(event.remaining[p]) for p in still_in}
     transfers = wall_transfers(rules, hand, states, line)
     return _evolve(hand, transfers=hand.transfers + transfers, ended=True, last_kong_by=None)
 
 
-@frozen
-class WallState:
-    """What the end-of-wall checks need to know of one player still in."""
-
-    flower_pig: bool
-    ready: bool
-    best_fan: int = 0
-
-
-def _wall_state(hand: HandState, player: str, claim: PlayerAtWallEnd, refuse: _Refuse) -> WallState:
-    if claim.has_tiles:
-        raise refuse(
-            "this log carries tiles, but this version of mjledger cannot evaluate tiles yet: "
-            "assert flower_pig / ready / best_fan instead"
-        )
+def _asserted_wall_state(claim: PlayerAtWallEnd) -> WallFacts:
     if claim.flower_pig:
-        return WallState(flower_pig=True, ready=False)
+        return WallFacts(flower_pig=True, ready=False)
     if claim.ready:
         assert claim.best_fan is not None
-        return WallState(flower_pig=False, ready=True, best_fan=claim.best_fan)
-    return WallState(flower_pig=False, ready=False)
+        return WallFacts(flower_pig=False, ready=True, best_fan=claim.best_fan)
+    return WallFacts(flower_pig=False, ready=False)
 
 
 def wall_transfers(
-    rules: SichuanRules, hand: HandState, states: dict[str, WallState], line: int | None
+    rules: SichuanRules, hand: HandState, states: dict[str, WallFacts], line: int | None
 ) -> tuple[Transfer, ...]:
     """rules.md, "When the wall runs out": flower pig, not ready, refund — in that order."""
     out: list[Transfer] = []

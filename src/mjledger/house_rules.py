@@ -39,6 +39,8 @@ class HongKongRules:
     discard_pays: Literal["double", "all"] = field(
         default="double", validator=one_of("double", "all", what="house rule ")
     )
+    # Extension (docs/rules.md, "Fan from tiles"): score seven pairs (七對, 4 faan) from tiles.
+    seven_pairs: bool = field(default=False, validator=one_of(False, True, what="house rule "))
 
     def __attrs_post_init__(self) -> None:
         if self.min_fan > self.fan_limit:
@@ -64,6 +66,11 @@ class SichuanRules:
     kong_passing_split: Literal["split", "none"] = field(
         default="split", validator=one_of("split", "none", what="house rule ")
     )
+    # Extensions (docs/rules.md, "Fan from tiles"): optional patterns scored from tiles.
+    all_258_pungs: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    terminals_in_all: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    heavenly: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    earthly: bool = field(default=False, validator=one_of(False, True, what="house rule "))
 
 
 HouseRules = HongKongRules | SichuanRules
@@ -102,6 +109,16 @@ def rules_from_json(ruleset: str, raw: object) -> HouseRules:
     return cls(**raw)
 
 
+# Options mjledger adds to the contract's table (log-format.md): written out only when switched
+# on, so a log that does not use them reads, replays and exports exactly as the contract says.
+EXTENSION_KEYS: Final = frozenset(
+    {"seven_pairs", "all_258_pungs", "terminals_in_all", "heavenly", "earthly"}
+)
+
+
 def rules_to_json(rules: HouseRules) -> dict[str, object]:
-    """Every key present, as the replay output's ``rules`` requires."""
-    return attrs.asdict(rules)
+    """Every contract key present (as the replay output's ``rules`` requires), plus the
+    extension options that are switched on."""
+    return {
+        k: v for k, v in attrs.asdict(rules).items() if k not in EXTENSION_KEYS or v is not False
+    }

@@ -117,7 +117,8 @@ def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> Mat
                 digests=(r.digest,),
             )
             continue
-        assert record is not None and isinstance(event, HandClosed)
+        assert record is not None
+        assert isinstance(event, HandClosed)
         state = attrs.evolve(
             record.state,
             first_dealer=record.state.first_dealer if event.number > 1 else event.dealer,
@@ -161,7 +162,12 @@ def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> Tab
         event = r.event
         if isinstance(event, TableOpened):
             record = TableRecord(
-                r.originator_version, r.digest, event.table, event.ruleset, event.players, event.rules
+                r.originator_version,
+                r.digest,
+                event.table,
+                event.ruleset,
+                event.players,
+                event.rules,
             )
         elif isinstance(event, RulesChanged):
             assert record is not None
@@ -169,7 +175,8 @@ def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> Tab
                 record, version=r.originator_version, digest=r.digest, rules=event.rules
             )
         else:
-            assert record is not None and isinstance(event, MatchOpened)
+            assert record is not None
+            assert isinstance(event, MatchOpened)
             record = attrs.evolve(
                 record,
                 version=r.originator_version,
@@ -361,7 +368,11 @@ class Ledger(Application[uuid.UUID]):
         saved: list[Recorded] = []
         if table is not None:
             t = self.table(table)
-            if ruleset not in (None, t.ruleset) or players not in (None, list(t.players), t.players):
+            if ruleset not in (None, t.ruleset) or players not in (
+                None,
+                list(t.players),
+                t.players,
+            ):
                 raise StoreError(f"table {table!r} plays {t.ruleset} with {', '.join(t.players)}")
             ruleset, players, rules = t.ruleset, t.players, rules or t.rules
             saved.append(seal(table_stream(table), t.version + 1, MatchOpened(match_id), t.digest))
@@ -508,7 +519,9 @@ class Ledger(Application[uuid.UUID]):
             )
         assigned = first.match is None
         match_id = first.match or new_match_id()
-        first = attrs.evolve(first, match=match_id, rules=first.rules or default_rules(first.ruleset))
+        first = attrs.evolve(
+            first, match=match_id, rules=first.rules or default_rules(first.ruleset)
+        )
         batches = list(_batches(first, [e for _, e in events[1:]]))
         stored = self._stored_records(match_id)
         if stored is not None:
@@ -626,7 +639,8 @@ def _batches(first: MatchStarted, events: list[Event]) -> Iterator[list[Recorded
             if batch:
                 yield batch
             state = open_hand(state, event, None)
-            assert state.hand is not None and state.match_id is not None
+            assert state.hand is not None
+            assert state.match_id is not None
             h_stream = hand_stream(state.match_id, state.hand.number)
             first_event = _stand_alone_start(state, state.hand)
             h_version, h_record = 1, seal(h_stream, 1, first_event, m_digest, stamp)

@@ -273,7 +273,7 @@ class LedgerViews(SQLiteTrackingRecorder):
         ]
 
     def longest_streaks(self) -> dict[str, int]:
-        return {dealer: length for dealer, length in self._rows("longest_streaks")}
+        return dict(self._rows("longest_streaks"))
 
     def history(self, match: str) -> list[HistoryEntry]:
         nets: dict[int, dict[str, int]] = {}
@@ -281,7 +281,13 @@ class LedgerViews(SQLiteTrackingRecorder):
             nets.setdefault(number, {})[player] = amount
         return [
             HistoryEntry(
-                number, dealer, streak, wind, outcome, tuple(json.loads(winners)), nxt,
+                number,
+                dealer,
+                streak,
+                wind,
+                outcome,
+                tuple(json.loads(winners)),
+                nxt,
                 nets.get(number, {}),
             )
             for number, dealer, streak, wind, outcome, winners, nxt in self._rows("history", match)
