@@ -177,7 +177,7 @@ def sichuan_hand(
     for _ in range(draw(st.integers(0, 14))):
         action = draw(
             st.sampled_from(
-                ("discard", "discard", "kong", "kong", "win", "win", "rob", "self_draw")
+                ("discard", "discard", "kong", "kong", "win", "win", "rob", "self_draw", "kong_win")
             )
         )
         if action == "discard":
@@ -197,6 +197,16 @@ def sichuan_hand(
         else:
             discarder = draw(st.sampled_from(still_in))
             others = [p for p in still_in if p != discarder]
+            if action == "kong_win":
+                # Kongs on replacement tiles, then the discard that lets someone win: the
+                # case kong money passing is about (rules.md, "Kong money passing").
+                for _ in range(draw(st.integers(1, 2))):
+                    kind = draw(st.sampled_from(KONG_KINDS))
+                    kong_line: Line = {"type": "kong_declared", "player": discarder, "kind": kind}
+                    if kind == "exposed":
+                        kong_line["from"] = draw(st.sampled_from(others))
+                    lines.append(kong_line)
+                last_run_from = None
             if discarder == last_run_from:
                 # A new discard by the same player: something must come between, or the two
                 # runs would read as one (log-format.md, several winners on one discard).

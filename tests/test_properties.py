@@ -190,3 +190,154 @@ def test_blank_lines_and_crlf_count_as_lines(lines: list[dict], blanks: int, crl
         for t in hand["transfers"]:
             t["line"] += blanks
     assert shifted == plain
+
+
+# --- an independent model of rules.md -----------------------------------------------------------
+#
+# A second, deliberately naive reading of rules.md over the log's dicts, written from the spec
+# and not from mjledger's code: the replay's transfers must be exactly the model's, per hand.
+
+HALF_SPICY = [1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384]
+SPICY = [2**f for f in range(14)]
+KONG_UNITS = {"exposed": 2, "added": 1, "concealed": 2}
+HK_DEFAULTS = {
+    "table": "half_spicy",
+    "points_per_unit": 1,
+    "fan_limit": 10,
+    "discard_pays": "double",
+}
+SC_DEFAULTS = {
+    "base": 1,
+    "fan_cap": 4,
+    "self_draw_bonus": "base",
+    "kong_money_passing": True,
+    "kong_passing_split": "split",
+}
+
+
+def model_transfers(lines: list[dict]) -> list[Counter[tuple[Any, ...]]]:
+    head = lines[0]
+    ruleset, players = head["ruleset"], head["players"]
+    rules = {**(HK_DEFAULTS if ruleset == "hongkong" else SC_DEFAULTS), **head.get("rules", {})}
+    hands: list[Counter[tuple[Any, ...]]] = []
+    h: dict[str, Any] = {}
+
+    def pay(payer: str, payee: str, amount: int, reason: str, line: int) -> None:
+        hands[-1][(payer, payee, amount, reason, line)] += 1
+
+    def still_in() -> list[str]:
+        return [p for p in players if p not in h["winners"]]
+
+    def sc_win(fan: int) -> int:
+        return int(rules["base"] * 2 ** min(fan, rules["fan_cap"]))
+
+    def close_run() -> None:
+        run = h.pop("run", None)
+        if run is None:
+            return
+        discarder, robbing, winners = run
+        kongs = h["runs"].get(discarder, [])
+        h["runs"][discarder] = []
+        if robbing or not kongs or not rules["kong_money_passing"]:
+            return
+        if len(winners) > 1 and rules["kong_passing_split"] == "none":
+            return
+        total = sum(sum(a for _, a in h["kongs"][k][1]) for k in kongs)
+        i = players.index(discarder)
+        in_turn = [players[(i + s) % 4] for s in range(1, 4)]
+        first = next(p for p in in_turn if p in dict(winners))
+        part, rest = divmod(total, len(winners))
+        for w, line in winners:
+            amount = part + (rest if w == first else 0)
+            if amount:
+                pay(discarder, w, amount, "kong_money_passed", line)
+        h["passed"].update(kongs)
+
+    def new_hand() -> None:
+        hands.append(Counter())
+        h.clear()
+        h.update(winners=[], kongs=[], runs={}, passed=set())
+
+    if head["type"] == "hand_started":
+        new_hand()
+    for n, ev in enumerate(lines[1:], 2):
+        t = ev["type"]
+        run = h.get("run")
+        if run and not (t == "won_on_discard" and ev["from"] == run[0]):
+            close_run()
+        if t == "hand_started":
+            new_hand()
+        elif t == "discarded":
+            h["runs"][ev["player"]] = []
+        elif t == "kong_declared" and ruleset == "sichuan":
+            p = ev["player"]
+            payers = [ev["from"]] if ev["kind"] == "exposed" else [q for q in still_in() if q != p]
+            amount = KONG_UNITS[ev["kind"]] * rules["base"]
+            for q in payers:
+                pay(q, p, amount, "kong_" + ev["kind"], n)
+            h["kongs"].append((p, [(q, amount) for q in payers]))
+            if ev["kind"] == "exposed":
+                h["runs"][ev["from"]] = []
+            h["runs"].setdefault(p, []).append(len(h["kongs"]) - 1)
+        elif t in WINS and ruleset == "hongkong":
+            fan = rules["fan_limit"] if ev.get("limit") else min(ev["fan"], rules["fan_limit"])
+            share = (HALF_SPICY if rules["table"] == "half_spicy" else SPICY)[fan]
+            share *= rules["points_per_unit"]
+            if t == "self_drawn":
+                for q in players:
+                    if q != ev["player"]:
+                        pay(q, ev["player"], share, t, n)
+            else:
+                times = 3 if rules["discard_pays"] == "all" else 2
+                pay(ev["from"], ev["player"], times * share, t, n)
+        elif t == "won_on_discard":
+            pay(ev["from"], ev["player"], sc_win(ev["fan"]), t, n)
+            if run and ev["from"] == run[0]:
+                run[2].append((ev["player"], n))
+            else:
+                h["run"] = (ev["from"], bool(ev.get("robbing_kong")), [(ev["player"], n)])
+            h["winners"].append(ev["player"])
+        elif t == "self_drawn":
+            p, bonus = ev["player"], rules["self_draw_bonus"]
+            amount = sc_win(ev["fan"] + (bonus == "fan")) + (
+                rules["base"] if bonus == "base" else 0
+            )
+            for q in still_in():
+                if q != p:
+                    pay(q, p, amount, t, n)
+            h["winners"].append(p)
+        elif t == "wall_exhausted" and ruleset == "sichuan":
+            remaining = ev["remaining"]
+            pigs = [p for p, s in remaining.items() if s.get("flower_pig")]
+            ready = {p: s["best_fan"] for p, s in remaining.items() if s.get("ready")}
+            for pig in pigs:
+                for q in players:
+                    if q not in pigs:
+                        pay(pig, q, rules["base"] * 2 ** rules["fan_cap"], "flower_pig", n)
+            for p in remaining:
+                if p in ready:
+                    continue
+                for q, best in ready.items():
+                    pay(p, q, sc_win(best), "not_ready", n)
+                for k, (konger, payments) in enumerate(h["kongs"]):
+                    if konger == p and k not in h["passed"]:
+                        for q, amount in payments:
+                            pay(p, q, amount, "kong_refund", n)
+        if ruleset == "sichuan" and len(h.get("winners", ())) >= 3:
+            close_run()
+    if h:
+        close_run()
+    return hands
+
+
+@given(legal_logs())
+def test_replay_agrees_with_an_independent_model_of_the_rules(lines: list[dict]) -> None:
+    """Every transfer of every hand, against a naive model written from rules.md alone."""
+    out = replay(log_text(lines)).to_json()
+    got = [
+        Counter(
+            (t["from"], t["to"], t["amount"], t["reason"], t["line"]) for t in hand["transfers"]
+        )
+        for hand in out["hands"]
+    ]
+    assert got == model_transfers(lines)
