@@ -8,12 +8,12 @@ Values are compared by type as well as by equality: in Python ``True == 1`` and
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any, Final
 
 from mjledger.errors import FormatError
 
-Validator = Callable[[Any, Any, Any], None]
+# Typed as Any: attrs infers a field's type from its validator's, and these serve every type.
+Validator = Any
 
 TILE: Final = re.compile(r"[1-9][mps]|[1-7]z")
 TILES: Final = re.compile(r"(?:[1-9]+[mps]|[1-7]+z)+")
@@ -50,17 +50,17 @@ def optional(check: Validator) -> Validator:
     return maybe
 
 
-def non_empty(_inst: object, attribute: Any, value: object) -> None:
+def non_empty(_inst: object, attribute: Any, value: Any) -> None:
     if type(value) is not str or not value:
         raise FormatError(f"{attribute.name} must be a non-empty string, not {value!r}")
 
 
-def tile(_inst: object, attribute: Any, value: object) -> None:
+def tile(_inst: object, attribute: Any, value: Any) -> None:
     if type(value) is not str or not TILE.fullmatch(value):
         raise FormatError(f"{attribute.name} must be one tile such as '5m' or '7z', not {value!r}")
 
 
-def tiles(_inst: object, attribute: Any, value: object) -> None:
+def tiles(_inst: object, attribute: Any, value: Any) -> None:
     if type(value) is not str or not TILES.fullmatch(value):
         raise FormatError(
             f"{attribute.name} must be tiles in compact notation such as '123m55p', not {value!r}"

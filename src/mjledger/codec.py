@@ -69,6 +69,10 @@ def _strict_literal(value: object, literal: Any) -> object:
     return value
 
 
+def _is_literal(t: Any) -> bool:
+    return bool(get_origin(t) is Literal)
+
+
 def _is_homogeneous_tuple(t: Any) -> bool:
     args = get_args(t)
     return get_origin(t) is tuple and len(args) == 2 and args[1] is Ellipsis
@@ -88,7 +92,7 @@ def make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     for kind in (int, str, bool):
         conv.register_structure_hook(kind, _strict_scalar(kind))
-    conv.register_structure_hook_func(lambda t: get_origin(t) is Literal, _strict_literal)
+    conv.register_structure_hook_func(_is_literal, _strict_literal)
 
     def structure_tuple(value: object, t: Any) -> tuple[Any, ...]:
         if type(value) is not list:
@@ -120,8 +124,8 @@ def make_converter() -> cattrs.Converter:
     conv.register_unstructure_hook(HongKongRules, rules_to_json)
     conv.register_unstructure_hook(SichuanRules, rules_to_json)
 
-    for cls in EVENT_CLASSES:
-        _register_event_class(conv, cls)
+    for event_class in EVENT_CLASSES:
+        _register_event_class(conv, event_class)
     conv.register_structure_hook(Event, lambda obj, _t: event_from_json(obj))
     return conv
 
@@ -175,7 +179,7 @@ def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], An
 
 def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[[Any], Any]:
     def hook(event: Any) -> dict[str, Any]:
-        out = {"type": tag}
+        out: dict[str, Any] = {"type": tag}
         out.update(unstructure(event))
         if getattr(event, "rules", None) is not None:
             out["rules"] = rules_to_json(event.rules)
@@ -210,7 +214,8 @@ def event_from_json(obj: object) -> Event:
     cls = EVENT_TYPES[tag]
     fields = {k: v for k, v in obj.items() if k != "type"}
     try:
-        return typing.cast(Event, CONVERTER.structure(fields, cls))
+        event: Event = CONVERTER.structure(fields, cls)
+        return event
     except LogError as exc:
         raise FormatError(exc.problem, event_type=tag) from None
     except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:

@@ -12,7 +12,7 @@ is what a support person replaying a disputed hand reads step by step.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from attrs import frozen
 
@@ -159,12 +159,7 @@ def net_of(players: Iterable[str], transfers: Iterable[Transfer]) -> dict[str, i
     return net
 
 
-_evolve_hand_state = replacer(HandState)
-_evolve_open_wins = replacer(OpenWins)
-
-
-def _evolve(obj: Any, **changes: Any) -> Any:
-    return (_evolve_hand_state if type(obj) is HandState else _evolve_open_wins)(obj, **changes)
+_evolve = replacer(HandState)
 
 
 HandEvent = VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted
@@ -399,7 +394,7 @@ def _won_on_discard(
                 Transfer(event.from_, event.player, amount, "won_on_discard", line),
             ),
             ended=True,
-            **changes,  # type: ignore[arg-type]
+            **changes,
         )
     assert fan is not None
     amount = scoring.sichuan_win_amount(rules, fan)
@@ -408,7 +403,7 @@ def _won_on_discard(
     if run is None:
         run = OpenWins(event.from_, event.robbing_kong, ((event.player, line),))
     else:
-        run = _evolve(run, winners=(*run.winners, (event.player, line)))
+        run = OpenWins(run.discarder, run.robbing_kong, (*run.winners, (event.player, line)))
     changes = _record_win(hand, event.player, event.from_, continuing)
     changes["discarders"] = hand.discarders | {event.from_}
     hand = _evolve(
@@ -418,7 +413,7 @@ def _won_on_discard(
             Transfer(event.from_, event.player, amount, "won_on_discard", line),
         ),
         open_wins=run,
-        **changes,  # type: ignore[arg-type]
+        **changes,
     )
     return _end_if_three_won(hand)
 
@@ -438,7 +433,7 @@ def _self_drawn(hand: HandState, event: SelfDrawn, line: int | None, refuse: _Re
         hand,
         transfers=hand.transfers
         + tuple(Transfer(p, event.player, amount, "self_drawn", line) for p in payers),
-        **changes,  # type: ignore[arg-type]
+        **changes,
     )
     if isinstance(rules, HongKongRules):
         return _evolve(hand, ended=True)

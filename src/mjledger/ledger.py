@@ -20,7 +20,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 from attrs import frozen
@@ -186,6 +186,11 @@ def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> Tab
     return record
 
 
+def _projector(func: Any) -> Any:
+    """eventsourcing types projectors over its own aggregate protocol; ours fold records."""
+    return func
+
+
 # --- results ------------------------------------------------------------------------------
 
 
@@ -292,7 +297,7 @@ class Ledger(Application[uuid.UUID]):
     def match(self, match_id: str) -> MatchRecord:
         try:
             record: MatchRecord = self.repository.get(
-                match_stream(match_id), projector_func=project_match
+                match_stream(match_id), projector_func=_projector(project_match)
             )
         except AggregateNotFoundError:
             raise StoreError(f"no match {match_id!r} in {self.path}") from None
@@ -305,7 +310,9 @@ class Ledger(Application[uuid.UUID]):
         """The hand's stream folded (up to ``version``, the state a dispute asks about)."""
         try:
             record: HandRecord = self.repository.get(
-                hand_stream(match_id, number), version=version, projector_func=project_hand
+                hand_stream(match_id, number),
+                version=version,
+                projector_func=_projector(project_hand),
             )
         except AggregateNotFoundError:
             raise StoreError(f"match {match_id!r} has no hand {number}") from None
@@ -314,7 +321,7 @@ class Ledger(Application[uuid.UUID]):
     def table(self, table_id: str) -> TableRecord:
         try:
             record: TableRecord = self.repository.get(
-                table_stream(table_id), projector_func=project_table
+                table_stream(table_id), projector_func=_projector(project_table)
             )
         except AggregateNotFoundError:
             raise StoreError(f"no table {table_id!r} in {self.path}") from None
@@ -494,7 +501,7 @@ class Ledger(Application[uuid.UUID]):
         while True:
             batch = self.recorder.select_notifications(start, 1000, topics=[topic])
             for n in batch:
-                yield self.mapper.to_domain_event(n)
+                yield cast(Recorded, self.mapper.to_domain_event(n))
             if len(batch) < 1000:
                 return
             start = batch[-1].id + 1
@@ -543,7 +550,10 @@ class Ledger(Application[uuid.UUID]):
             hand_stream(match_id, n) for n in range(1, self.hands_in(match_id) + 1)
         ]
         return {
-            s: [_comparable(self.mapper.to_domain_event(e)) for e in self.recorder.select_events(s)]
+            s: [
+                _comparable(cast(Recorded, self.mapper.to_domain_event(e)))
+                for e in self.recorder.select_events(s)
+            ]
             for s in streams
         }
 

@@ -13,7 +13,7 @@ from typing import ClassVar, Final, Literal
 from attrs import frozen
 
 from mjledger.codec import register_record_class
-from mjledger.events import MatchStarted, Ruleset, Wind  # noqa: F401  (re-exported)
+from mjledger.events import MatchStarted, Ruleset, Wind
 from mjledger.house_rules import HouseRules
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from attrs import frozen
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
@@ -28,6 +28,7 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRe
 
 from mjledger.events import HandStarted, MatchStarted
 from mjledger.house_rules import default_rules, rules_to_json
+from mjledger.records import Recorded
 from mjledger.store_events import HandClosed
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ class LedgerViews(SQLiteTrackingRecorder):
         dirty: dict[tuple[str, int], None] = {}
         with self.datastore.transaction(commit=True) as c:
             for notification in batch:
-                record = ledger.mapper.to_domain_event(notification)
+                record = cast(Recorded, ledger.mapper.to_domain_event(notification))
                 event = record.event
                 stream = record.originator_id.hex
                 if isinstance(event, MatchStarted):
