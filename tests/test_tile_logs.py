@@ -178,3 +178,24 @@ def test_a_hong_kong_win_from_tiles_uses_seat_and_round_wind() -> None:
         )
     ).to_json()
     assert amount == asserted["hands"][0]["transfers"][0]["amount"] == 64
+
+
+def _hong_kong_self_draw_after(discards: list[str]) -> int:
+    lines = [
+        {
+            "type": "hand_started",
+            "ruleset": "hongkong",
+            "players": ["a", "b", "c", "d"],
+            "dealer": "a",
+        },
+        *({"type": "discarded", "player": p} for p in discards),
+        {"type": "self_drawn", "player": "c", "tiles": "123m456m789m123p5p", "winning_tile": "5p"},
+    ]
+    return replay(log(*lines)).to_json()["hands"][0]["transfers"][0]["amount"]
+
+
+def test_earthly_is_only_a_first_draw_win() -> None:
+    # A common hand, concealed, self-drawn: 1 + 1 + 1 = 3 faan, 8 units from each player.
+    assert _hong_kong_self_draw_after(["a", "b", "c", "d", "a", "b"]) == 8
+    # Before c's own first discard, untouched by kongs: 地糊, a limit hand (128 units at 10).
+    assert _hong_kong_self_draw_after(["a", "b"]) == 128

@@ -314,7 +314,12 @@ def _void_suit_chosen(hand: HandState, event: VoidSuitChosen, refuse: _Refuse) -
 
 def _discarded(hand: HandState, event: Discarded, refuse: _Refuse) -> HandState:
     _in_play(hand, event.player, "player", refuse)
-    return _evolve(hand, kong_runs=_reset_run(hand, event.player), last_kong_by=None)
+    runs = _reset_run(hand, event.player)
+    if runs is hand.kong_runs and hand.last_kong_by is None and event.player in hand.discarders:
+        return hand  # the common discard changes nothing that money depends on
+    return _evolve(
+        hand, kong_runs=runs, last_kong_by=None, discarders=hand.discarders | {event.player}
+    )
 
 
 def _reset_run(hand: HandState, player: str) -> tuple[tuple[int, ...], ...]:
