@@ -17,9 +17,10 @@ Lines are split on ``\\n`` only (``str.splitlines`` also splits on form feeds, `
 from __future__ import annotations
 
 import json
+import re
 import typing
 from collections.abc import Callable, Iterator
-from typing import Any, Final, Literal, get_args, get_origin
+from typing import Any, Final, Literal, TypeVar, get_args, get_origin
 
 import attrs
 import cattrs
@@ -35,6 +36,8 @@ from mjledger.events import (
     PlayerAtWallEnd,
 )
 from mjledger.house_rules import HongKongRules, SichuanRules, rules_from_json, rules_to_json
+
+T = TypeVar("T")
 
 _JSON_NAMES: Final = {int: "an integer", str: "a string", bool: "true or false"}
 
@@ -82,14 +85,14 @@ def _is_str_dict(t: Any) -> bool:
     return get_origin(t) is dict and get_args(t)[0] is str
 
 
-def make_converter() -> cattrs.Converter:
+def make_converter(*, detailed: bool = True) -> cattrs.Converter:
     """The one converter for the log format, strict in and compact out.
 
     Unstructuring omits fields at their default, so a stored or exported event reads like a
     line a backend would write; house rules are written out in full (every key present), since
     a default can change between versions but a recorded match's rules must not.
     """
-    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
     for kind in (int, str, bool):
         conv.register_structure_hook(kind, _strict_scalar(kind))
     conv.register_structure_hook_func(_is_literal, _strict_literal)
@@ -189,13 +192,28 @@ def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[
 
 
 CONVERTER: Final = make_converter()
+# The same hooks without cattrs' per-field error bookkeeping: tried first, since almost every
+# line is valid; a line it refuses goes through CONVERTER again for a message naming the field.
+_FAST: Final = make_converter(detailed=False)
 RECORD_TYPES: Final[dict[str, type]] = {}
 
 
 def register_record_class(cls: type) -> None:
-    """Teach the converter a ledger-internal record class (see :mod:`mjledger.store_events`)."""
+    """Teach the converters a ledger-internal record class (see :mod:`mjledger.store_events`)."""
     _register_event_class(CONVERTER, cls)
+    _register_event_class(_FAST, cls)
     RECORD_TYPES[cls.TYPE] = cls  # type: ignore[attr-defined]
+
+
+def structure(data: dict[str, Any], cls: type[T]) -> T:
+    """Structure ``data`` (an event's fields, without ``type``) strictly into ``cls``."""
+    try:
+        result: T = _FAST.structure(data, cls)
+        return result
+    except Exception:  # re-run below for a precise, typed error
+        pass
+    result = CONVERTER.structure(data, cls)
+    return result
 
 
 def event_from_json(obj: object) -> Event:
@@ -214,7 +232,7 @@ def event_from_json(obj: object) -> Event:
     cls = EVENT_TYPES[tag]
     fields = {k: v for k, v in obj.items() if k != "type"}
     try:
-        event: Event = CONVERTER.structure(fields, cls)
+        event: Event = structure(fields, cls)
         return event
     except LogError as exc:
         raise FormatError(exc.problem, event_type=tag) from None
@@ -288,6 +306,19 @@ def _no_constant(name: str) -> Any:
 _DECODER: Final = json.JSONDecoder(
     object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant
 )
+# Most lines repeat no key anywhere, and then the C decoder can build the objects itself. In a
+# line without backslashes no string can hold a quote, so this pattern finds every key; a line
+# whose keys are all distinct cannot repeat one within an object. Anything else (an escape, a
+# key used at two levels) takes the checking decoder.
+_PLAIN_DECODER: Final = json.JSONDecoder(parse_constant=_no_constant)
+_KEY: Final = re.compile(r'"([^"]*)"\s*:')
+
+
+def _decoder_for(text: str) -> json.JSONDecoder:
+    if "\\" in text:
+        return _DECODER
+    keys = _KEY.findall(text)
+    return _PLAIN_DECODER if len(keys) == len(set(keys)) else _DECODER
 
 
 def decode_json(text: str) -> Any:
@@ -295,7 +326,7 @@ def decode_json(text: str) -> Any:
     surrogate escapes such as ``"\\ud800"``: the log is UTF-8 text, and a string holding half a
     surrogate pair cannot be written back as UTF-8 in the output or the store)."""
     try:
-        obj = _DECODER.decode(text)
+        obj = _decoder_for(text).decode(text)
         if "\\u" in text:  # only an escape can produce a lone surrogate
             json.dumps(obj, ensure_ascii=False).encode("utf-8")
         return obj

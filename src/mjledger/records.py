@@ -26,7 +26,7 @@ from attrs import frozen
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
-from mjledger.codec import CONVERTER
+from mjledger.codec import CONVERTER, structure
 from mjledger.errors import StoreError
 
 GENESIS: Final = ""
@@ -117,7 +117,7 @@ class RecordMapper(Mapper[UUID]):
             while version < cls.class_version:
                 getattr(cls, f"upcast_v{version}_v{version + 1}")(data)
                 version += 1
-            event = CONVERTER.structure(data, cls)
+            event = structure(data, cls)
         except Exception as exc:
             raise StoreError(
                 f"stored event {stored_event.originator_id} v{stored_event.originator_version} "
