@@ -26,6 +26,7 @@ import attrs
 from attrs import frozen
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Mapper
+from eventsourcing.utils import get_topic
 
 from mjledger.codec import dumps_event, parse_log
 from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
@@ -34,7 +35,7 @@ from mjledger.hand import HandEvent, HandState, Transfer, close_hand, evolve_han
 from mjledger.house_rules import HouseRules, default_rules, rules_from_json
 from mjledger.match import MatchState, open_hand, rotate, start
 from mjledger.records import GENESIS, Recorded, RecordMapper, now, seal
-from mjledger.replay import replay_events
+from mjledger.replay import Replay, Replayer, replay_events
 from mjledger.store_events import HandClosed, MatchOpened, RulesChanged, TableOpened
 
 DEFAULT_STORE: Final = "mjledger.sqlite"
@@ -294,9 +295,18 @@ class Ledger(Application[uuid.UUID]):
 
     # --- reading streams ----------------------------------------------------------------------
 
+    def _get(self, stream: uuid.UUID, *, version: int | None = None, projector_func: Any) -> Any:
+        record = self.repository.get(stream, version=version, projector_func=projector_func)
+        if version is None and self.repository.cache is not None:
+            # eventsourcing fast-forwards a cached stream but does not cache the result: put it
+            # back, or every read re-folds all that was appended since the stream's first read
+            # (a long match recorded into an open Ledger became quadratic in its hands).
+            self.repository.cache.put(stream, record)
+        return record
+
     def match(self, match_id: str) -> MatchRecord:
         try:
-            record: MatchRecord = self.repository.get(
+            record: MatchRecord = self._get(
                 match_stream(match_id), projector_func=_projector(project_match)
             )
         except AggregateNotFoundError:
@@ -309,7 +319,7 @@ class Ledger(Application[uuid.UUID]):
     def hand(self, match_id: str, number: int, *, version: int | None = None) -> HandRecord:
         """The hand's stream folded (up to ``version``, the state a dispute asks about)."""
         try:
-            record: HandRecord = self.repository.get(
+            record: HandRecord = self._get(
                 hand_stream(match_id, number),
                 version=version,
                 projector_func=_projector(project_hand),
@@ -318,9 +328,13 @@ class Ledger(Application[uuid.UUID]):
             raise StoreError(f"match {match_id!r} has no hand {number}") from None
         return record
 
+    def hand_events(self, match_id: str, number: int) -> list[Event]:
+        """The hand's stored events, read without folding them (for export and audits)."""
+        return [cast(Recorded, r).event for r in self.events.get(hand_stream(match_id, number))]
+
     def table(self, table_id: str) -> TableRecord:
         try:
-            record: TableRecord = self.repository.get(
+            record: TableRecord = self._get(
                 table_stream(table_id), projector_func=_projector(project_table)
             )
         except AggregateNotFoundError:
@@ -479,11 +493,57 @@ class Ledger(Application[uuid.UUID]):
         started = match.started
         yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
         for number in range(1, self.hands_in(match_id) + 1):
-            events = self.hand(match_id, number).events
+            events = self.hand_events(match_id, number)
             first = events[0]
             assert isinstance(first, HandStarted)
             yield _in_match_form(first)
             yield from events[1:]
+
+    def replay_match(self, match_id: str) -> Replay:
+        """Re-derive the whole match from its stored events, exactly as ``replay`` of its export
+        would (what an auditor re-checks), without writing or re-reading any JSON text."""
+        return replay_events(enumerate(self.export_events(match_id), 1))
+
+    def replay_all(self) -> dict[str, Replay]:
+        """Re-derive every match in the store in one pass over its notification log.
+
+        Each match comes out exactly as ``replay`` of its export gives it. One sequential read
+        serves all matches (a hand's events follow its ``hand_started``, and a match's hands
+        follow each other), instead of one query per hand.
+        """
+        replayers: dict[str, Replayer] = {}
+        lines: dict[str, int] = {}
+        match_of_stream: dict[uuid.UUID, str] = {}
+        for record in self._notifications():
+            event = record.event
+            if isinstance(event, MatchStarted):
+                match = event.match or ""
+                replayers[match] = Replayer()
+                lines[match] = 1
+                rules = event.rules or default_rules(event.ruleset)
+                replayers[match].feed(1, attrs.evolve(event, rules=rules))
+                continue
+            if isinstance(event, HandStarted):
+                match = event.match or ""
+                match_of_stream[record.originator_id] = match
+                event = _in_match_form(event)
+            elif record.originator_id in match_of_stream:
+                match = match_of_stream[record.originator_id]
+            else:
+                continue  # the match's own closings and the tables' records
+            lines[match] += 1
+            replayers[match].feed(lines[match], event)
+        return {match: replayer.result() for match, replayer in replayers.items()}
+
+    def _notifications(self, topics: Sequence[str] = ()) -> Iterator[Recorded]:
+        start = 1
+        while True:
+            batch = self.recorder.select_notifications(start, 2000, topics=topics)
+            for n in batch:
+                yield cast(Recorded, self.mapper.to_domain_event(n))
+            if len(batch) < 2000:
+                return
+            start = batch[-1].id + 1
 
     def export(self, match_id: str) -> str:
         """A canonical log: one event per line, no blank lines; it replays to the same result."""
@@ -491,20 +551,8 @@ class Ledger(Application[uuid.UUID]):
 
     def matches(self) -> list[str]:
         """Every match id in the store, in the order they were started."""
-        return [r.event.match for r in self._all(MatchStarted)]
-
-    def _all(self, cls: type) -> Iterator[Recorded]:
-        from eventsourcing.utils import get_topic
-
-        topic = get_topic(cls)
-        start = 1
-        while True:
-            batch = self.recorder.select_notifications(start, 1000, topics=[topic])
-            for n in batch:
-                yield cast(Recorded, self.mapper.to_domain_event(n))
-            if len(batch) < 1000:
-                return
-            start = batch[-1].id + 1
+        topic = get_topic(MatchStarted)
+        return [r.event.match for r in self._notifications([topic])]
 
     # --- whole logs ---------------------------------------------------------------------------
 

@@ -62,31 +62,52 @@ def hand_to_json(hand: HandState) -> dict[str, Any]:
     }
 
 
+class Replayer:
+    """Folds one log's numbered events as they arrive; :meth:`result` settles what it has.
+
+    ``replay_events`` is this in one call; the store feeds several at once when it re-derives
+    every match from its notification log.
+    """
+
+    __slots__ = ("hands", "state")
+
+    def __init__(self) -> None:
+        self.state: MatchState | None = None
+        self.hands: list[HandState] = []
+
+    def feed(self, line: int | None, event: Event) -> None:
+        state = start(event, line) if self.state is None else evolve(self.state, event, line)
+        self.state = state
+        if state.hand is None:
+            return
+        if isinstance(event, HandStarted) or not self.hands:
+            self.hands.append(state.hand)
+        else:
+            self.hands[-1] = state.hand
+
+    def result(self) -> Replay:
+        if self.state is None:
+            raise FormatError("the log is empty", line=1)
+        state = finish(self.state)
+        hands = list(self.hands)
+        if state.hand is not None:
+            hands[-1] = state.hand
+        return Replay(
+            ruleset=state.ruleset,
+            match=state.match_id,
+            players=state.players,
+            rules=state.rules,
+            hands=tuple(hands),
+            state=state,
+        )
+
+
 def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
     """Fold numbered events (as :func:`mjledger.codec.parse_log` gives them) into a replay."""
-    state: MatchState | None = None
-    hands: list[HandState] = []
+    replayer = Replayer()
     for line, event in events:
-        state = start(event, line) if state is None else evolve(state, event, line)
-        if state.hand is None:
-            continue
-        if isinstance(event, HandStarted) or not hands:
-            hands.append(state.hand)
-        else:
-            hands[-1] = state.hand
-    if state is None:
-        raise FormatError("the log is empty", line=1)
-    state = finish(state)
-    if state.hand is not None:
-        hands[-1] = state.hand
-    return Replay(
-        ruleset=state.ruleset,
-        match=state.match_id,
-        players=state.players,
-        rules=state.rules,
-        hands=tuple(hands),
-        state=state,
-    )
+        replayer.feed(line, event)
+    return replayer.result()
 
 
 def replay(text: str) -> Replay:
