@@ -5,7 +5,8 @@ Three figures (issue: "The ledger store"):
 1. recording N hands (``Ledger.record_log``: validate, digest, one transaction per hand) in
    hands/s, next to raw ``sqlite3`` inserting the very same JSON rows, one transaction per hand,
    into a WAL database with the same table — the ledger's unit of durability;
-2. re-deriving all N hands from the store (``Ledger.replay_all``: one pass over the notification log: read, decode, fold, settle)
+2. re-deriving all N hands from the store (``Ledger.replay_all``: one pass over the
+   notification log: read, decode, fold, settle)
    next to raw ``sqlite3`` reading those rows and ``json.loads``-ing them;
 3. re-deriving one stored hand of ~100 events from a cold read (no aggregate cache): median ms.
 
@@ -28,10 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_replay import PLAYERS, sichuan_log  # noqa: E402
-
-from mjledger.ledger import Ledger  # noqa: E402
-from mjledger.replay import replay  # noqa: E402
+from bench_replay import PLAYERS, sichuan_log
+from mjledger.ledger import Ledger
+from mjledger.replay import replay
 
 SCHEMA = (
     "CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "
