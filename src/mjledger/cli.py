@@ -129,8 +129,8 @@ def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> 
     for t in hand.transfers:
         table.add_row(str(t.line), t.payer, t.payee, str(t.amount), REASON_TEXT[t.reason])
     net = hand.net()
-    table.add_section()
-    table.add_row("", "net", "  ".join(f"{p} {_signed(net[p])}" for p in players), "", "")
+    table.caption = "net: " + "  ".join(f"{p} {_signed(net[p])}" for p in players)
+    table.caption_justify = "left"
     console.print(table)
 
 
