@@ -284,21 +284,7 @@ def history_command(match: str, store: Path | None, as_json: bool) -> None:
         ledger.match(match)  # a clear error for an unknown match
         entries = ledger.views.history(match)
     if as_json:
-        print_json(
-            [
-                {
-                    "number": e.number,
-                    "dealer": e.dealer,
-                    "dealer_streak": e.dealer_streak,
-                    "round_wind": e.round_wind,
-                    "outcome": e.outcome,
-                    "winners": list(e.winners),
-                    "net": e.net,
-                    "next_dealer": e.next_dealer,
-                }
-                for e in entries
-            ]
-        )
+        print_json([e.to_json() for e in entries])
         return
     table = Table(title=f"History of {match}", title_justify="left")
     for column in ("hand", "dealer", "wind", "outcome", "net"):

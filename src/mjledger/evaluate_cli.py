@@ -124,7 +124,7 @@ def evaluate(
             rules=rules,
         )
     except MjledgerError as error:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"mjledger: {error}", err=True)
         ctx.exit(2)
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False))

@@ -12,7 +12,7 @@ is what a support person replaying a disputed hand reads step by step.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from attrs import frozen
 
@@ -44,17 +44,7 @@ Reason = Literal[
     "not_ready",
     "kong_refund",
 ]
-REASONS: Final[tuple[Reason, ...]] = (
-    "won_on_discard",
-    "self_drawn",
-    "kong_exposed",
-    "kong_added",
-    "kong_concealed",
-    "kong_money_passed",
-    "flower_pig",
-    "not_ready",
-    "kong_refund",
-)
+REASONS: Final[tuple[Reason, ...]] = get_args(Reason)
 Outcome = Literal["unfinished", "won", "void"]
 
 

@@ -126,6 +126,18 @@ class HistoryEntry:
     next_dealer: str | None
     net: dict[str, int]
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "number": self.number,
+            "dealer": self.dealer,
+            "dealer_streak": self.dealer_streak,
+            "round_wind": self.round_wind,
+            "outcome": self.outcome,
+            "winners": list(self.winners),
+            "net": self.net,
+            "next_dealer": self.next_dealer,
+        }
+
 
 @frozen
 class CurrentDealer:
