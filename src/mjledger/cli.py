@@ -11,6 +11,7 @@ Exit status (documented in docs/cli.md):
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import click
+from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 from rich.table import Table
 
@@ -163,7 +165,10 @@ def open_ledger(store: Path | None, *, must_exist: bool = True) -> Iterator[Ledg
     path = store_path(store)
     if must_exist and not path.exists():
         raise StoreError(f"no store at {path} (record a log first, or pass --store)")
-    ledger = Ledger(path)
+    try:
+        ledger = Ledger(path)
+    except (PersistenceError, sqlite3.Error) as exc:  # no such directory, not a database, ...
+        raise StoreError(f"cannot open the store {path}: {exc}") from None
     try:
         yield ledger
     finally:

@@ -436,7 +436,8 @@ class Ledger(Application[uuid.UUID]):
 
         A rejected event raises a :class:`RuleError` and nothing is stored. With
         ``expected_version`` (the version the caller last read), an append that is no longer
-        on top of the stream raises :class:`ConcurrencyError`: reload and retry.
+        on top of the stream raises :class:`ConcurrencyError`: reload and retry. Without it,
+        the event is appended on top of the stream as it is when the append lands.
         """
         if isinstance(event, (MatchStarted, HandStarted)):
             raise RuleError(
@@ -457,7 +458,14 @@ class Ledger(Application[uuid.UUID]):
             rotated = rotate(match.state, state)
             closing = _closing(state, rotated, version, saved[0].digest)
             saved.append(seal(match_stream(match_id), match.version + 1, closing, match.digest))
-        self._save(saved)
+        try:
+            self._save(saved)
+        except ConcurrencyError:
+            if expected_version is not None:
+                raise
+            # No version named: the event goes on top of what another writer appended first,
+            # validated again against that state (so it may now be refused), never dropped.
+            return self.record(match_id, number, event)
         return version
 
     def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:

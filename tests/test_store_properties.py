@@ -1,0 +1,183 @@
+"""Properties of the store over random legal match logs (issue 3, "Tests that must exist"):
+
+* log → record → export → replay gives what replaying the log gives;
+* every hand's settlement is that hand's entry in the replay of the export;
+* the read models (scores by match, by player per rule set, history, current dealer, longest
+  streak) equal what replaying every hand gives.
+
+Each example gets a fresh store in its own temporary directory.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mjledger import replay
+from mjledger.ledger import Ledger
+from mjledger.replay import hand_to_json
+from tests.strategies import legal_logs, log_text
+
+Line = dict[str, Any]
+
+# A store per example costs a few fsyncs; in memory-backed /dev/shm where there is one.
+_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+match_logs = legal_logs(max_hands=5).filter(lambda lines: lines[0]["type"] == "match_started")
+
+
+@contextmanager
+def fresh_ledger() -> Iterator[Ledger]:
+    with tempfile.TemporaryDirectory(prefix="mjledger-prop-", dir=_TMP) as tmp:
+        ledger = Ledger(Path(tmp) / "store.sqlite")
+        try:
+            yield ledger
+        finally:
+            ledger.close()
+
+
+def without_match(output: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in output.items() if k != "match"}
+
+
+@given(match_logs)
+def test_record_export_replay_equals_replay_of_the_log(lines: list[Line]) -> None:
+    text = log_text(lines)
+    expected = replay(text).to_json()
+    with fresh_ledger() as ledger:
+        result = ledger.record_log(text)
+        assert result.status == "recorded"
+        assert result.id_assigned == ("match" not in lines[0])
+        exported = ledger.export(result.match)
+        got = replay(exported).to_json()
+        if "match" in lines[0]:
+            assert result.match == lines[0]["match"]
+            assert got == expected
+            assert ledger.record_log(text).status == "unchanged"
+        else:
+            assert got["match"] == result.match
+            assert without_match(got) == without_match(expected)
+        assert ledger.record_log(exported).status == "unchanged"
+        for n, hand in enumerate(got["hands"], 1):
+            assert hand_to_json(ledger.settlement(result.match, n)) == hand
+        assert ledger.export(result.match) == exported
+
+
+@given(match_logs, st.data())
+def test_recording_a_prefix_then_the_whole_log_resumes_it(lines: list[Line], data: Any) -> None:
+    cut = data.draw(st.integers(1, len(lines)), label="cut")
+    whole = log_text(lines)
+    head = dict(lines[0])
+    head["match"] = "prefix-test"
+    lines = [head, *lines[1:]]
+    with fresh_ledger() as ledger:
+        ledger.record_log(log_text(lines[:cut]))
+        result = ledger.record_log(log_text(lines))
+        assert result.status == ("unchanged" if cut == len(lines) else "resumed")
+        got = replay(ledger.export("prefix-test")).to_json()
+        assert without_match(got) == without_match(replay(whole).to_json())
+
+
+def _rename(lines: list[Line], names: list[str]) -> list[Line]:
+    """The same log with its four players renamed, seat for seat, to ``names``."""
+    table = dict(zip(lines[0]["players"], names, strict=True))
+    out: list[Line] = []
+    for line in lines:
+        line = dict(line)
+        for key in ("player", "from", "dealer"):
+            if key in line:
+                line[key] = table[line[key]]
+        if "players" in line:
+            line["players"] = [table[p] for p in line["players"]]
+        if isinstance(line.get("remaining"), dict):
+            line["remaining"] = {table[p]: v for p, v in line["remaining"].items()}
+        out.append(line)
+    return out
+
+
+SHARED = ["ana", "bo", "cy", "di"]
+
+
+@st.composite
+def several_matches(draw: st.DrawFn) -> list[list[Line]]:
+    """One to three match logs, with distinct ids; some of them share their players."""
+    logs = draw(st.lists(match_logs, min_size=1, max_size=3))
+    out = []
+    for i, lines in enumerate(logs):
+        if draw(st.booleans()):
+            seats = draw(st.permutations(SHARED))
+            lines = _rename(lines, list(seats))
+        head = dict(lines[0])
+        if "match" in head or draw(st.booleans()):
+            head["match"] = f"{i}:{head.get('match', '')}"
+        out.append([head, *lines[1:]])
+    return out
+
+
+@given(several_matches())
+def test_projections_equal_replaying_every_hand(logs: list[list[Line]]) -> None:
+    with fresh_ledger() as ledger:
+        results = [replay(log_text(lines)).to_json() for lines in logs]
+        matches = [ledger.record_log(log_text(lines)).match for lines in logs]
+        views = ledger.views
+        scores: dict[str, dict[str, int]] = {}
+        by_player: dict[str, dict[str, tuple[int, int]]] = {}
+        dealers: list[tuple[Any, ...]] = []
+        longest: dict[str, int] = {}
+        for match, out in zip(matches, results, strict=True):
+            hands = out["hands"]
+            history = [
+                {
+                    "number": e.number,
+                    "dealer": e.dealer,
+                    "dealer_streak": e.dealer_streak,
+                    "round_wind": e.round_wind,
+                    "outcome": e.outcome,
+                    "winners": list(e.winners),
+                    "net": e.net,
+                    "next_dealer": e.next_dealer,
+                }
+                for e in views.history(match)
+            ]
+            assert history == [{k: v for k, v in h.items() if k != "transfers"} for h in hands]
+            if not hands:
+                continue
+            scores[match] = out["totals"]
+            per_ruleset = by_player.setdefault(out["ruleset"], {})
+            for p, amount in out["totals"].items():
+                total, count = per_ruleset.get(p, (0, 0))
+                per_ruleset[p] = (total + amount, count + 1)
+            last = hands[-1]
+            dealers.append(
+                (
+                    match,
+                    last["number"],
+                    last["dealer"],
+                    last["dealer_streak"] + 1,
+                    last["outcome"],
+                    last["next_dealer"],
+                )
+            )
+            for h in hands:
+                longest[h["dealer"]] = max(longest.get(h["dealer"], 0), h["dealer_streak"] + 1)
+        assert views.scores_by_match() == scores
+        assert list(views.scores_by_match()) == list(scores)  # in the order recorded
+        assert views.scores_by_player() == by_player
+        assert [
+            (c.match, c.hand, c.dealer, c.streak, c.outcome, c.next_dealer)
+            for c in views.current_dealers()
+        ] == dealers
+        assert views.longest_streaks() == longest
+        # a rebuild from the events gives the same read models, and nothing is left to apply
+        before = (views.scores_by_match(), views.scores_by_player(), views.longest_streaks())
+        views.rebuild()
+        assert (views.scores_by_match(), views.scores_by_player(), views.longest_streaks()) == (
+            before
+        )
+        assert views.catch_up() == 0
