@@ -393,15 +393,15 @@ def test_hand_at_gives_the_state_after_that_prefix(ledger: Ledger) -> None:
             prefix = "".join(dumps_event(e) + "\n" for e in [*previous, *hand_events[:version]])
             expected = replay(prefix).to_json()["hands"][number - 1]
             got = hand_to_json(state)
-            # transfer lines of the store are hand-stream positions; the rest is the replay's
-            offset = len(previous)
-            for t in expected["transfers"]:
-                t["line"] -= offset
+            # lines are the export's, as in settlement(); the next dealer is the match's business
             expected["next_dealer"] = None
             got["next_dealer"] = None
             assert got == expected, (number, version)
     with pytest.raises(StoreError):
         ledger.hand_at(match, 99, 1)
+    for version in (0, len(hand_events) + 1):
+        with pytest.raises(StoreError):
+            ledger.hand_at(match, len(starts), version)
 
 
 def test_hand_at_a_dispute_point_in_a_library_hand(ledger: Ledger) -> None:
@@ -908,3 +908,13 @@ def test_a_stream_read_early_is_not_re_folded_from_its_first_read(
     decoded.clear()
     ledger.hand("long", 5)
     assert decoded == []
+
+
+def test_a_refused_event_names_its_line_in_the_match_export(ledger: Ledger) -> None:
+    match = ledger.start_match("sichuan", ["ana", "bo", "cy", "di"])
+    number = ledger.start_hand(match)  # export: line 1 match_started, line 2 hand_started
+    ledger.record(match, number, WonOnDiscard(player="cy", from_="bo", fan=1))  # line 3
+    with pytest.raises(RuleError) as caught:
+        ledger.record(match, number, Discarded(player="cy"))  # would be line 4
+    assert caught.value.line == 4
+    assert ledger.hand(match, number).version == 2

@@ -199,3 +199,18 @@ def test_earthly_is_only_a_first_draw_win() -> None:
     assert _hong_kong_self_draw_after(["a", "b", "c", "d", "a", "b"]) == 8
     # Before c's own first discard, untouched by kongs: 地糊, a limit hand (128 units at 10).
     assert _hong_kong_self_draw_after(["a", "b"]) == 128
+
+
+def test_a_plain_fan_on_a_hand_the_tiles_make_a_limit_is_rejected() -> None:
+    # The dealer's self-draw before any discard is 天糊, a limit hand: "fan": 2 contradicts it.
+    start = {"type": "hand_started", "ruleset": "hongkong", "players": ["a", "b", "c", "d"]}
+    start["dealer"] = "a"
+    win = {"type": "self_drawn", "player": "a", "tiles": "123m456m789m22z55z", "winning_tile": "5z"}
+    with pytest.raises(LogError) as caught:
+        replay(log(start, {**win, "fan": 2}))
+    assert caught.value.line == 2
+    assert "limit hand" in str(caught.value)
+    # With "limit": true the hand is worth the limit whatever fan is given (rules.md).
+    limit = replay(log(start, {**win, "fan": 2, "limit": True})).to_json()
+    assert limit == replay(log(start, win)).to_json()
+    assert limit["hands"][0]["transfers"][0]["amount"] == 128

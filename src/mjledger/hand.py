@@ -271,6 +271,12 @@ def _fan_from_tiles(
         raise refuse(str(exc)) from None
     breakdown = ", ".join(f"{p.code} {p.fan}" for p in result.patterns)
     if result.limit:
+        # A limit hand is worth the limit "whatever its fan" (rules.md), so a fan given with
+        # "limit": true is not compared; a fan given as a plain win contradicts the tiles.
+        if event.fan is not None and not event.limit:
+            raise refuse(
+                f"the log gives fan {event.fan}, but the tiles make a limit hand ({breakdown})"
+            )
         return result.fan, True
     if event.limit:
         raise refuse(

@@ -451,10 +451,12 @@ class Ledger(Application[uuid.UUID]):
                 f"not {expected_version}: reload and retry"
             )
         version = hand.version + 1
-        state = evolve_hand(hand.state, event, version)
+        match = self.match(match_id)
+        # Validated at the line it will have in the match's export, so an error names that line.
+        line = match.first_line(number) - 1 + version
+        state = evolve_hand(_shift(hand.state, match.first_line(number) - 1), event, line)
         saved = [seal(hand_stream(match_id, number), version, event, hand.digest)]
         if state.ended:
-            match = self.match(match_id)
             rotated = rotate(match.state, state)
             closing = _closing(state, rotated, version, saved[0].digest)
             saved.append(seal(match_stream(match_id), match.version + 1, closing, match.digest))
@@ -492,8 +494,16 @@ class Ledger(Application[uuid.UUID]):
         return state
 
     def hand_at(self, match_id: str, number: int, version: int) -> HandState:
-        """The hand after its first ``version`` events (1 is its ``hand_started``)."""
-        return close_hand(self.hand(match_id, number, version=version).state)
+        """The hand after its first ``version`` events (1 is its ``hand_started``), as a dispute
+        asks about it: transfer lines are lines of the match's export, as in ``settlement``."""
+        stored = self.hand(match_id, number).version
+        if not 1 <= version <= stored:
+            raise StoreError(
+                f"hand {number} of match {match_id!r} has versions 1 to {stored}, not {version}"
+            )
+        state = self.hand(match_id, number, version=version).state
+        match = self.match(match_id)
+        return _shift(close_hand(state), match.first_line(number) - 1)
 
     def export_events(self, match_id: str) -> Iterator[Event]:
         """The match as log events: ``match_started``, then each hand's events in order."""
@@ -647,7 +657,7 @@ class Ledger(Application[uuid.UUID]):
             match=match_id,
             status="resumed" if fresh else "unchanged",
             hands=sum(1 for b in fresh if any(isinstance(r.event, HandStarted) for r in b)),
-            events=sum(len(b) for b in fresh),
+            events=sum(1 for b in fresh for r in b if not isinstance(r.event, HandClosed)),
         )
 
     # --- projections --------------------------------------------------------------------------

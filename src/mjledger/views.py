@@ -158,7 +158,17 @@ class LedgerViews(SQLiteTrackingRecorder):
         self.ledger = ledger
         self._catch_up_lock = threading.Lock()
         super().__init__(datastore)
-        self.create_table()
+        for attempt in range(5):
+            try:
+                self.create_table()
+                break
+            except (IntegrityError, OperationalError):
+                # Another process created the tables (and their first tracking row) at the
+                # same moment; the next attempt finds them there.
+                if attempt == 4:
+                    raise
+                self.tracking_table_exists = False
+                self.tracking_migration_previous = None
 
     def construct_create_table_statements(self) -> list[str]:
         return [
