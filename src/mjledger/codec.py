@@ -20,6 +20,7 @@ import json
 import re
 import typing
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any, Final, Literal, TypeVar, get_args, get_origin
 
 import attrs
@@ -64,10 +65,15 @@ def _strict_scalar(kind: type) -> Callable[[object, type], object]:
     return structure
 
 
+@cache
+def _literal_members(literal: Any) -> frozenset[tuple[type, object]]:
+    # Keyed by type as well as value: True == 1 and 10.0 == 10 in Python, never in the log.
+    return frozenset((type(a), a) for a in get_args(literal))
+
+
 def _strict_literal(value: object, literal: Any) -> object:
-    allowed = get_args(literal)
-    if not any(type(value) is type(a) and value == a for a in allowed):
-        shown = ", ".join(json.dumps(a) for a in allowed)
+    if (type(value), value) not in _literal_members(literal):
+        shown = ", ".join(json.dumps(a) for a in get_args(literal))
         raise FormatError(f"expected one of {shown}, not {_describe(value)}")
     return value
 
