@@ -27,6 +27,7 @@ from rich.table import Table
 from mjledger import __version__
 from mjledger.codec import read_log_bytes
 from mjledger.errors import MjledgerError, StoreError
+from mjledger.evaluate_cli import evaluate
 from mjledger.hand import HandState
 from mjledger.ledger import Ledger, store_path
 from mjledger.replay import Replay, hand_to_json, replay_bytes
@@ -342,13 +343,4 @@ def project_command(store: Path | None, rebuild: bool) -> None:
     click.echo(f"{'rebuilt' if rebuild else 'caught up'}: {applied} events applied, at {position}")
 
 
-def _register_optional_commands() -> None:
-    """Commands that live in their own modules, registered if those modules are present."""
-    try:
-        from mjledger.evaluate_cli import evaluate
-    except ImportError:  # pragma: no cover - the evaluator ships with the package
-        return
-    main.add_command(evaluate)
-
-
-_register_optional_commands()
+main.add_command(evaluate)

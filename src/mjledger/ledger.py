@@ -34,7 +34,7 @@ from mjledger.events import Event, HandStarted, MatchStarted
 from mjledger.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
 from mjledger.house_rules import HouseRules, default_rules, rules_from_json
 from mjledger.match import MatchState, open_hand, rotate, start
-from mjledger.records import GENESIS, Recorded, RecordMapper, now, seal
+from mjledger.records import GENESIS, Recorded, RecordMapper, now, seal, stored_form
 from mjledger.replay import Replay, Replayer, replay_events
 from mjledger.store_events import HandClosed, MatchOpened, RulesChanged, TableOpened
 
@@ -679,8 +679,6 @@ class Ledger(Application[uuid.UUID]):
 
 
 def _comparable(record: Recorded) -> dict[str, Any]:
-    from mjledger.records import stored_form
-
     return stored_form(record.event)
 
 
