@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mjledger.errors import TileError
+from mjledger.evaluate_cli import parse_melds
 from mjledger.fan_hongkong import (
     HONGKONG_TABLE,
     FanResult,
@@ -24,10 +25,9 @@ T = Tile.parse
 
 
 def meld(spec: str) -> Meld:
-    kind, text = spec.split(":")
-    if kind == "concealed-kong":
-        return Meld.parse("kong", text, concealed=True)
-    return Meld.parse(kind, text)
+    """``"pung:555p"``, ``"concealed-kong:2222m"``: the notation of ``mjledger evaluate``."""
+    (one,) = parse_melds(spec)
+    return one
 
 
 def win(

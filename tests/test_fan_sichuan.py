@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from mjledger.decompose import waits
 from mjledger.errors import TileError
+from mjledger.evaluate_cli import parse_melds
 from mjledger.fan_sichuan import (
     SICHUAN_TABLE,
     FanResult,
@@ -26,10 +27,9 @@ T = Tile.parse
 
 
 def meld(spec: str) -> Meld:
-    kind, text = spec.split(":")
-    if kind == "concealed-kong":
-        return Meld.parse("kong", text, concealed=True)
-    return Meld.parse(kind, text)
+    """``"pung:555p"``, ``"concealed-kong:2222m"``: the notation of ``mjledger evaluate``."""
+    (one,) = parse_melds(spec)
+    return one
 
 
 def win(

@@ -806,19 +806,9 @@ def _assert_views_equal_replay(ledger: Ledger, matches: list[str]) -> None:
         for h in out["hands"]:
             longest[h["dealer"]] = max(longest.get(h["dealer"], 0), h["dealer_streak"] + 1)
         history = views.history(m)
-        assert [
-            {
-                "number": e.number,
-                "dealer": e.dealer,
-                "dealer_streak": e.dealer_streak,
-                "round_wind": e.round_wind,
-                "outcome": e.outcome,
-                "winners": list(e.winners),
-                "net": e.net,
-                "next_dealer": e.next_dealer,
-            }
-            for e in history
-        ] == [{k: v for k, v in h.items() if k != "transfers"} for h in out["hands"]]
+        assert [e.to_json() for e in history] == [
+            {k: v for k, v in h.items() if k != "transfers"} for h in out["hands"]
+        ]
     assert views.scores_by_player() == {
         rs: {p: tuple(v) for p, v in rows_.items()} for rs, rows_ in by_player.items()
     }

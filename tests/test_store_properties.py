@@ -132,19 +132,7 @@ def test_projections_equal_replaying_every_hand(logs: list[list[Line]]) -> None:
         longest: dict[str, int] = {}
         for match, out in zip(matches, results, strict=True):
             hands = out["hands"]
-            history = [
-                {
-                    "number": e.number,
-                    "dealer": e.dealer,
-                    "dealer_streak": e.dealer_streak,
-                    "round_wind": e.round_wind,
-                    "outcome": e.outcome,
-                    "winners": list(e.winners),
-                    "net": e.net,
-                    "next_dealer": e.next_dealer,
-                }
-                for e in views.history(match)
-            ]
+            history = [e.to_json() for e in views.history(match)]
             assert history == [{k: v for k, v in h.items() if k != "transfers"} for h in hands]
             if not hands:
                 continue
