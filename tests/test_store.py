@@ -444,7 +444,9 @@ def test_a_stored_row_reads_like_a_log_line(ledger: Ledger, store: Path) -> None
         if s["type"] not in ("match_started", "hand_started", "hand_closed")
     ]
     expected = [x for x in log_lines if x["type"] not in ("match_started", "hand_started")]
-    assert sorted(map(json.dumps, bare)) == sorted(map(json.dumps, expected))
+    assert sorted(json.dumps(x, sort_keys=True) for x in bare) == sorted(
+        json.dumps(x, sort_keys=True) for x in expected
+    )
     match_row = next(s for s in states if s["type"] == "match_started")
     assert match_row["class_version"] == 2
     assert match_row["rules"] == log_lines[0]["rules"]

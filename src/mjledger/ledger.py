@@ -33,7 +33,7 @@ from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreErr
 from mjledger.events import Event, HandStarted, MatchStarted
 from mjledger.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
 from mjledger.house_rules import HouseRules, default_rules, rules_from_json
-from mjledger.match import MatchState, open_hand, rotate, start
+from mjledger.match import MatchState, evolve, open_hand, rotate, start
 from mjledger.records import GENESIS, Recorded, RecordMapper, now, seal, stored_form
 from mjledger.replay import Replay, Replayer, replay_events
 from mjledger.store_events import HandClosed, MatchOpened, RulesChanged, TableOpened
@@ -472,7 +472,9 @@ class Ledger(Application[uuid.UUID]):
 
     def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
         try:
-            self.save(*records)
+            # The event store directly: Application.save would only add a runtime protocol
+            # check per event and notification hooks this application does not use.
+            self.events.put(list(records))
         except IntegrityError:
             if exists is not None and records[0].originator_version == 1:
                 raise StoreError(f"{exists} already exists in {self.path}") from None
@@ -583,7 +585,6 @@ class Ledger(Application[uuid.UUID]):
         recording that stopped part way), and refused otherwise.
         """
         events = parse_log(text)
-        replay_events(events)  # every line validated before anything is written
         first = events[0][1]
         if not isinstance(first, MatchStarted):
             raise StoreError(
@@ -595,7 +596,7 @@ class Ledger(Application[uuid.UUID]):
         first = attrs.evolve(
             first, match=match_id, rules=first.rules or default_rules(first.ruleset)
         )
-        batches = list(_batches(first, [e for _, e in events[1:]]))
+        batches = list(_batches(first, events[1:]))  # validates every line; writes nothing
         stored = self._stored_records(match_id)
         if stored is not None:
             return self._continue(match_id, batches, stored)
@@ -697,44 +698,43 @@ def new_match_id() -> str:
     return "m-" + uuid.uuid4().hex[:16]
 
 
-def _batches(first: MatchStarted, events: list[Event]) -> Iterator[list[Recorded]]:
-    """The records of a validated match log, one batch per transaction: the match's start,
-    then each hand with its closing (a whole hand, or nothing, survives a crash)."""
+def _batches(first: MatchStarted, events: list[tuple[int, Event]]) -> Iterator[list[Recorded]]:
+    """The records of a match log, one batch per transaction: the match's start, then each
+    hand with its closing (a whole hand, or nothing, survives a crash).
+
+    Every event goes through the match fold here, so drawing all the batches is the log's
+    validation: a rejected line raises (naming its line) before anything is written.
+    """
     stamp = now()
-    state = start(first)
-    m_stream = match_stream(state.match_id or "")
+    state = start(first, 1)
+    match_id = state.match_id or ""
+    m_stream = match_stream(match_id)
     m_record = seal(m_stream, 1, first, GENESIS, stamp)
     m_version, m_digest = 1, m_record.digest
     yield [m_record]
     batch: list[Recorded] = []
     h_stream, h_version, h_digest = m_stream, 0, ""
-    for event in events:
+    for line, event in events:
+        state = evolve(state, event, line)
+        hand = state.hand
+        assert hand is not None
         if isinstance(event, HandStarted):
             if batch:
                 yield batch
-            state = open_hand(state, event, None)
-            assert state.hand is not None
-            assert state.match_id is not None
-            h_stream = hand_stream(state.match_id, state.hand.number)
-            first_event = _stand_alone_start(state, state.hand)
-            h_version, h_record = 1, seal(h_stream, 1, first_event, m_digest, stamp)
-            h_digest = h_record.digest
-            batch = [h_record]
+            h_stream = hand_stream(match_id, hand.number)
+            h_record = seal(h_stream, 1, _stand_alone_start(state, hand), m_digest, stamp)
+            h_version, h_digest, batch = 1, h_record.digest, [h_record]
             continue
-        assert state.hand is not None
-        hand = evolve_hand(state.hand, event, h_version + 1)  # type: ignore[arg-type]
         h_version += 1
         record = seal(h_stream, h_version, event, h_digest, stamp)
         h_digest = record.digest
         batch.append(record)
-        if hand.ended:
-            state = rotate(state, hand)
-            closing = _closing(hand, state, h_version, h_digest)
+        if hand.ended:  # this event ended the hand: the fold has rotated the deal already
             m_version += 1
-            closed = seal(m_stream, m_version, closing, m_digest, stamp)
+            closed = seal(
+                m_stream, m_version, _closing(hand, state, h_version, h_digest), m_digest, stamp
+            )
             m_digest = closed.digest
             batch.append(closed)
-        else:
-            state = attrs.evolve(state, hand=hand)
     if batch:
         yield batch

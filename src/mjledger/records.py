@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any, Final
 from uuid import UUID
 
-from attrs import frozen
+from attrs import field, frozen
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
@@ -42,6 +42,9 @@ class Recorded:
     event: Any
     digest: str
     recorded_at: str
+    # The row's JSON, when this envelope was sealed here (it is built together with the
+    # digest, so an event is serialised once on its way to the database).
+    row: str | None = field(default=None, eq=False, repr=False)
 
     @property
     def timestamp(self) -> datetime:
@@ -70,13 +73,12 @@ def seal(
     stream: UUID, version: int, event: Any, previous: str, recorded_at: str | None = None
 ) -> Recorded:
     """The envelope of ``event`` at ``version`` of ``stream``, chained onto ``previous``."""
-    return Recorded(
-        originator_id=stream,
-        originator_version=version,
-        event=event,
-        digest=chain(previous, stored_form(event)),
-        recorded_at=recorded_at or now(),
-    )
+    text = canonical(stored_form(event))
+    digest = hashlib.sha256((previous + text).encode("utf-8")).hexdigest()
+    recorded_at = recorded_at or now()
+    # The stored object is never empty (it has a "type"), so the metadata joins it as keys.
+    row = f'{text[:-1]},"recorded_at":"{recorded_at}","digest":"{digest}"}}'
+    return Recorded(stream, version, event, digest, recorded_at, row)
 
 
 def now() -> str:
@@ -88,6 +90,16 @@ def _event_class(topic: str) -> Any:
     return resolve_topic(topic)
 
 
+_TOPICS: dict[type, str] = {}
+
+
+def _topic(cls: type) -> str:
+    topic = _TOPICS.get(cls)
+    if topic is None:
+        topic = _TOPICS[cls] = get_topic(cls)
+    return topic
+
+
 class RecordMapper(Mapper[UUID]):
     """Maps :class:`Recorded` envelopes to rows of plain JSON and back, upcasting old rows."""
 
@@ -96,14 +108,17 @@ class RecordMapper(Mapper[UUID]):
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         record: Recorded = domain_event
-        data = stored_form(record.event)
-        data["recorded_at"] = record.recorded_at
-        data["digest"] = record.digest
+        row = record.row
+        if row is None:
+            data = stored_form(record.event)
+            data["recorded_at"] = record.recorded_at
+            data["digest"] = record.digest
+            row = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return StoredEvent(
             originator_id=record.originator_id,
             originator_version=record.originator_version,
-            topic=get_topic(type(record.event)),
-            state=json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+            topic=_topic(type(record.event)),
+            state=row.encode("utf-8"),
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
