@@ -910,3 +910,11 @@ def test_a_refused_event_names_its_line_in_the_match_export(ledger: Ledger) -> N
         ledger.record(match, number, Discarded(player="cy"))  # would be line 4
     assert caught.value.line == 4
     assert ledger.hand(match, number).version == 2
+
+
+def test_record_log_reports_progress_per_transaction(ledger: Ledger) -> None:
+    text = (EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8")
+    seen: list[tuple[int, int]] = []
+    result = ledger.record_log(text, progress=lambda done, total: seen.append((done, total)))
+    # the match's start, then one transaction per hand
+    assert seen == [(n, result.hands + 1) for n in range(1, result.hands + 2)]

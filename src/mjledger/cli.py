@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, TypeVar
 import click
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from mjledger import __version__
@@ -176,6 +177,21 @@ def open_ledger(store: Path | None, *, must_exist: bool = True) -> Iterator[Ledg
         ledger.close()
 
 
+@contextmanager
+def record_progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on standard error while a long log is written (only on a terminal)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("recording hands", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
 @main.command("record")
 @click.argument("log", type=click.File("rb"))
 @store_option
@@ -188,8 +204,8 @@ def record_command(log: BinaryIO, store: Path | None) -> None:
     except UnicodeDecodeError:
         read_log_bytes(data)  # raises the error naming the line
         raise
-    with open_ledger(store, must_exist=False) as ledger:
-        result = ledger.record_log(text)
+    with open_ledger(store, must_exist=False) as ledger, record_progress() as progress:
+        result = ledger.record_log(text, progress=progress)
         ledger.views.catch_up()
     if result.id_assigned:
         click.echo(f"match id assigned: {result.match}")

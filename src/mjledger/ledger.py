@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -576,7 +576,9 @@ class Ledger(Application[uuid.UUID]):
 
     # --- whole logs ---------------------------------------------------------------------------
 
-    def record_log(self, text: str) -> RecordResult:
+    def record_log(
+        self, text: str, *, progress: Callable[[int, int], None] | None = None
+    ) -> RecordResult:
         """Record a match log: validated whole first (nothing is written if any line is
         rejected), then each hand in its own transaction, so a crash leaves whole hands only.
 
@@ -599,9 +601,11 @@ class Ledger(Application[uuid.UUID]):
         batches = list(_batches(first, events[1:]))  # validates every line; writes nothing
         stored = self._stored_records(match_id)
         if stored is not None:
-            return self._continue(match_id, batches, stored)
-        for batch in batches:
+            return self._continue(match_id, batches, stored, progress)
+        for done, batch in enumerate(batches, 1):
             self._save(batch, f"match {match_id!r}")
+            if progress is not None:
+                progress(done, len(batches))
         return RecordResult(
             match=match_id,
             status="recorded",
@@ -629,6 +633,7 @@ class Ledger(Application[uuid.UUID]):
         match_id: str,
         batches: list[list[Recorded]],
         stored: dict[uuid.UUID, list[dict[str, Any]]],
+        progress: Callable[[int, int], None] | None = None,
     ) -> RecordResult:
         fresh: list[list[Recorded]] = []
         seen = 0
@@ -652,8 +657,10 @@ class Ledger(Application[uuid.UUID]):
             raise StoreError(
                 f"match {match_id!r} is already recorded with more events than this log holds"
             )
-        for batch in fresh:
+        for done, batch in enumerate(fresh, 1):
             self._save(batch)
+            if progress is not None:
+                progress(done, len(fresh))
         return RecordResult(
             match=match_id,
             status="resumed" if fresh else "unchanged",
