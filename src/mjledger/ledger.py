@@ -30,7 +30,7 @@ from eventsourcing.utils import get_topic
 
 from mjledger.codec import dumps_event, parse_log
 from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
-from mjledger.events import Event, HandStarted, MatchStarted
+from mjledger.events import WINDS, Event, HandStarted, MatchStarted
 from mjledger.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
 from mjledger.house_rules import HouseRules, default_rules, rules_from_json
 from mjledger.match import MatchState, evolve, open_hand, rotate, start
@@ -125,7 +125,7 @@ def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> Mat
             first_dealer=record.state.first_dealer if event.number > 1 else event.dealer,
             next_dealer=event.next_dealer,
             next_streak=event.next_streak,
-            wind_index=("east", "south", "west", "north").index(event.next_round_wind),
+            wind_index=WINDS.index(event.next_round_wind),
             hands_started=event.number,
             over=event.match_over,
         )
