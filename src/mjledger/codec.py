@@ -91,14 +91,14 @@ def _is_str_dict(t: Any) -> bool:
     return get_origin(t) is dict and get_args(t)[0] is str
 
 
-def make_converter(*, detailed: bool = True) -> cattrs.Converter:
+def make_converter() -> cattrs.Converter:
     """The one converter for the log format, strict in and compact out.
 
     Unstructuring omits fields at their default, so a stored or exported event reads like a
     line a backend would write; house rules are written out in full (every key present), since
     a default can change between versions but a recorded match's rules must not.
     """
-    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=detailed)
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     for kind in (int, str, bool):
         conv.register_structure_hook(kind, _strict_scalar(kind))
     conv.register_structure_hook_func(_is_literal, _strict_literal)
@@ -198,27 +198,18 @@ def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[
 
 
 CONVERTER: Final = make_converter()
-# The same hooks without cattrs' per-field error bookkeeping: tried first, since almost every
-# line is valid; a line it refuses goes through CONVERTER again for a message naming the field.
-_FAST: Final = make_converter(detailed=False)
 RECORD_TYPES: Final[dict[str, type]] = {}
 
 
 def register_record_class(cls: type) -> None:
     """Teach the converters a ledger-internal record class (see :mod:`mjledger.store_events`)."""
     _register_event_class(CONVERTER, cls)
-    _register_event_class(_FAST, cls)
     RECORD_TYPES[cls.TYPE] = cls  # type: ignore[attr-defined]
 
 
 def structure(data: dict[str, Any], cls: type[T]) -> T:
     """Structure ``data`` (an event's fields, without ``type``) strictly into ``cls``."""
-    try:
-        result: T = _FAST.structure(data, cls)
-        return result
-    except Exception:  # re-run below for a precise, typed error
-        pass
-    result = CONVERTER.structure(data, cls)
+    result: T = CONVERTER.structure(data, cls)
     return result
 
 
