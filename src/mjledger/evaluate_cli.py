@@ -89,40 +89,10 @@ def _result_json(result: FanResult) -> dict[str, Any]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
-def evaluate(
-    ctx: click.Context,
-    tiles: str,
-    melds_text: str,
-    ruleset: str,
-    winning_tile: str | None,
-    self_drawn: bool,
-    void_suit: str | None,
-    seat_wind: str,
-    round_wind: str,
-    kong_bloom: bool,
-    kong_cannon: bool,
-    robbing_kong: bool,
-    last_tile: bool,
-    rules: tuple[str, ...],
-    as_json: bool,
-) -> None:
+def evaluate(ctx: click.Context, /, tiles: str, as_json: bool, **options: Any) -> None:
     """Evaluate TILES (compact notation, e.g. 123m456p11z): arrangements, fan, or waits."""
     try:
-        report = _report(
-            tiles,
-            melds_text,
-            ruleset,
-            winning_tile,
-            self_drawn=self_drawn,
-            void_suit=void_suit,
-            seat_wind=seat_wind,
-            round_wind=round_wind,
-            kong_bloom=kong_bloom,
-            kong_cannon=kong_cannon,
-            robbing_kong=robbing_kong,
-            last_tile=last_tile,
-            rules=rules,
-        )
+        report = _report(tiles, **options)
     except MjledgerError as error:
         click.echo(f"mjledger: {error}", err=True)
         ctx.exit(2)
@@ -134,10 +104,10 @@ def evaluate(
 
 def _report(
     tiles_text: str,
+    *,
     melds_text: str,
     ruleset: str,
-    winning_text: str | None,
-    *,
+    winning_tile: str | None,
     self_drawn: bool,
     void_suit: str | None,
     seat_wind: str,
@@ -188,9 +158,9 @@ def _report(
         "melds": [_meld_json(m) for m in melds],
     }
     complete_size = 14 - 3 * len(melds)
-    if winning_text is not None or len(tiles) == complete_size:
-        if winning_text is not None:
-            hand, winning = tiles, Tile.parse(winning_text)
+    if winning_tile is not None or len(tiles) == complete_size:
+        if winning_tile is not None:
+            hand, winning = tiles, Tile.parse(winning_tile)
         else:
             hand, winning = tiles[:-1], tiles[-1]
         result = score(hand, winning, situational=True)
