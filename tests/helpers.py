@@ -11,11 +11,29 @@ from collections import Counter
 from typing import Any
 
 from mjledger import Replay, replay
+from mjledger.evaluate_cli import parse_melds
+from mjledger.tiles import Meld
 
 PLAYERS = ["ana", "bo", "cy", "di"]
 ANA, BO, CY, DI = PLAYERS
 
 Line = dict[str, Any]
+
+# The house-rule defaults as log-format.md lists them (written out, not read from the code).
+HK_DEFAULTS: Line = {
+    "table": "half_spicy",
+    "points_per_unit": 1,
+    "min_fan": 3,
+    "fan_limit": 10,
+    "discard_pays": "double",
+}
+SC_DEFAULTS: Line = {
+    "base": 1,
+    "fan_cap": 4,
+    "self_draw_bonus": "base",
+    "kong_money_passing": True,
+    "kong_passing_split": "split",
+}
 # A transfer as the contract writes it: (from, to, amount, reason, line).
 T = tuple[str, str, int, str, int]
 
@@ -123,3 +141,9 @@ def net(result: Replay, hand: int = 0) -> dict[str, int]:
 
 def hand_json(result: Replay, hand: int = 0) -> dict[str, Any]:
     return dict(result.to_json()["hands"][hand])
+
+
+def meld(spec: str) -> Meld:
+    """``"pung:555p"``, ``"concealed-kong:2222m"``: the notation of ``mjledger evaluate``."""
+    (one,) = parse_melds(spec)
+    return one

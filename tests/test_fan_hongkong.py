@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from mjledger.errors import TileError
-from mjledger.evaluate_cli import parse_melds
 from mjledger.fan_hongkong import (
     HONGKONG_TABLE,
     FanResult,
@@ -18,16 +17,12 @@ from mjledger.fan_hongkong import (
     evaluate_hongkong_win,
     wind_tile,
 )
-from mjledger.tiles import Meld, Tile, parse_tiles
+from mjledger.tiles import Tile, parse_tiles
+
+from .helpers import meld
 
 P = parse_tiles
 T = Tile.parse
-
-
-def meld(spec: str) -> Meld:
-    """``"pung:555p"``, ``"concealed-kong:2222m"``: the notation of ``mjledger evaluate``."""
-    (one,) = parse_melds(spec)
-    return one
 
 
 def win(

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from mjledger.decompose import waits
 from mjledger.errors import TileError
-from mjledger.evaluate_cli import parse_melds
 from mjledger.fan_sichuan import (
     SICHUAN_TABLE,
     FanResult,
@@ -22,14 +21,10 @@ from mjledger.fan_sichuan import (
 )
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
 
+from .helpers import meld
+
 P = parse_tiles
 T = Tile.parse
-
-
-def meld(spec: str) -> Meld:
-    """``"pung:555p"``, ``"concealed-kong:2222m"``: the notation of ``mjledger evaluate``."""
-    (one,) = parse_melds(spec)
-    return one
 
 
 def win(

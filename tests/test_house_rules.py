@@ -12,22 +12,18 @@ import pytest
 
 from mjledger import FormatError, LogError, replay
 
-from .helpers import NOT_READY, hand_start, jsonl, match_start, new_hand, run, wall
+from .helpers import (
+    HK_DEFAULTS,
+    NOT_READY,
+    SC_DEFAULTS,
+    hand_start,
+    jsonl,
+    match_start,
+    new_hand,
+    run,
+    wall,
+)
 
-HK_DEFAULTS = {
-    "table": "half_spicy",
-    "points_per_unit": 1,
-    "min_fan": 3,
-    "fan_limit": 10,
-    "discard_pays": "double",
-}
-SC_DEFAULTS = {
-    "base": 1,
-    "fan_cap": 4,
-    "self_draw_bonus": "base",
-    "kong_money_passing": True,
-    "kong_passing_split": "split",
-}
 DEFAULTS = {"hongkong": HK_DEFAULTS, "sichuan": SC_DEFAULTS}
 
 BAD: list[tuple[str, dict[str, Any]]] = [

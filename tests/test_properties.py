@@ -28,6 +28,7 @@ from mjledger import (
 )
 from mjledger.hand import REASONS
 
+from .helpers import HK_DEFAULTS, SC_DEFAULTS
 from .strategies import legal_logs, log_text
 
 WINS = ("won_on_discard", "self_drawn")
@@ -200,19 +201,6 @@ def test_blank_lines_and_crlf_count_as_lines(lines: list[dict], blanks: int, crl
 HALF_SPICY = [1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384]
 SPICY = [2**f for f in range(14)]
 KONG_UNITS = {"exposed": 2, "added": 1, "concealed": 2}
-HK_DEFAULTS = {
-    "table": "half_spicy",
-    "points_per_unit": 1,
-    "fan_limit": 10,
-    "discard_pays": "double",
-}
-SC_DEFAULTS = {
-    "base": 1,
-    "fan_cap": 4,
-    "self_draw_bonus": "base",
-    "kong_money_passing": True,
-    "kong_passing_split": "split",
-}
 
 
 def model_transfers(lines: list[dict]) -> list[Counter[tuple[Any, ...]]]:

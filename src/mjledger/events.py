@@ -188,10 +188,6 @@ class WonOnDiscard:
     melds: tuple[MeldRecord, ...] | None = None
     last_tile: bool = field(default=False, validator=check.one_of(False, True))
 
-    @property
-    def has_tiles(self) -> bool:
-        return self.tiles is not None or self.winning_tile is not None or self.melds is not None
-
 
 @frozen
 class SelfDrawn:
@@ -206,10 +202,6 @@ class SelfDrawn:
     winning_tile: str | None = field(default=None, validator=check.optional(check.tile))
     melds: tuple[MeldRecord, ...] | None = None
     last_tile: bool = field(default=False, validator=check.one_of(False, True))
-
-    @property
-    def has_tiles(self) -> bool:
-        return self.tiles is not None or self.winning_tile is not None or self.melds is not None
 
 
 @frozen
@@ -270,6 +262,12 @@ Event = (
     | WallExhausted
 )
 Win = WonOnDiscard | SelfDrawn
+
+
+def win_has_tiles(win: Win) -> bool:
+    """Whether a win shows its tiles (and so has its fan derived rather than asserted)."""
+    return win.tiles is not None or win.winning_tile is not None or win.melds is not None
+
 
 EVENT_CLASSES: Final[tuple[type[Event], ...]] = (
     MatchStarted,

@@ -29,6 +29,7 @@ from mjledger.events import (
     WallExhausted,
     Wind,
     WonOnDiscard,
+    win_has_tiles,
 )
 from mjledger.house_rules import HongKongRules, HouseRules, SichuanRules
 from mjledger.tile_facts import WallFacts
@@ -221,7 +222,7 @@ def _fan_of(
 ) -> tuple[int | None, bool]:
     """The fan a win is paid on and whether it is a (Hong Kong) limit hand."""
     rules = hand.rules
-    if event.has_tiles:
+    if win_has_tiles(event):
         return _fan_from_tiles(hand, event, refuse)
     if isinstance(rules, HongKongRules):
         if event.limit:
