@@ -18,6 +18,10 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-SPEC_EXAMPLES = SHARED / "spec" / "examples"
 EXAMPLES = ROOT / "examples"
+# The project's own contract examples: logs with their exact expected `replay --json` output,
+# worked by hand (tests/data/README.md). The repository stands alone: nothing here reads
+# the folder beside the clone (CI checks the shared examples separately, where they exist).
+DATA = ROOT / "tests" / "data"
+CONTRACT = DATA / "contract"
+EXPECTED_EXAMPLES = DATA / "examples"

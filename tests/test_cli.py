@@ -20,11 +20,11 @@ from hypothesis import given
 from mjledger import __version__, replay
 from mjledger.cli import main
 
-from .conftest import SPEC_EXAMPLES
+from .conftest import CONTRACT
 from .helpers import ANA, BO, CY, DI, discard, hand_start, jsonl, kong, self_drawn, won
 from .strategies import legal_logs
 
-EXAMPLE_LOGS = sorted(SPEC_EXAMPLES.glob("*.jsonl"))
+EXAMPLE_LOGS = sorted(CONTRACT.glob("*.jsonl"))
 SCRIPT = Path(sys.executable).parent / "mjledger"
 COMMANDS = [[str(SCRIPT)], [sys.executable, "-m", "mjledger"]]
 

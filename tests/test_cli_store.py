@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from mjledger import replay
-from tests.conftest import EXAMPLES, SPEC_EXAMPLES
+from tests.conftest import CONTRACT, EXAMPLES
 from tests.store_logs import sichuan_match
 
 HK = EXAMPLES / "hongkong-match.jsonl"
 SC = EXAMPLES / "sichuan-match.jsonl"
-SEED = SPEC_EXAMPLES / "hongkong-seed-example.jsonl"
+SEED = CONTRACT / "hongkong-three-hands.jsonl"
 HK_ID = "hk-tsimshatsui-t3-2026-12-05"
 SC_ID = "chengdu-teahouse-t12-2026-12-06"
 
@@ -110,7 +110,7 @@ def test_the_default_store_and_the_env_var(tmp_path: Path) -> None:
     ok("record", SEED, cwd=tmp_path)
     assert (tmp_path / "mjledger.sqlite").exists()
     scores = json.loads(ok("scores", "--json", cwd=tmp_path))
-    assert scores["matches"] == {"hk-demo-1": replay(SEED.read_text()).totals()}
+    assert scores["matches"] == {"hk-club-night-7": replay(SEED.read_text()).totals()}
     env = {**os.environ, "MJLEDGER_STORE": str(tmp_path / "env.sqlite")}
     done = subprocess.run(
         [sys.executable, "-m", "mjledger", "record", str(HK)],
@@ -129,8 +129,9 @@ def test_the_default_store_and_the_env_var(tmp_path: Path) -> None:
 def test_scores_json(recorded: Path) -> None:
     out = json.loads(ok("scores", "--json", "--store", "tmp/store.sqlite", cwd=recorded))
     hk, sc, seed = (replay(p.read_text(encoding="utf-8")) for p in (HK, SC, SEED))
-    assert out["matches"] == {HK_ID: hk.totals(), SC_ID: sc.totals(), "hk-demo-1": seed.totals()}
-    assert list(out["matches"]) == [HK_ID, SC_ID, "hk-demo-1"]
+    seed_id = "hk-club-night-7"
+    assert out["matches"] == {HK_ID: hk.totals(), SC_ID: sc.totals(), seed_id: seed.totals()}
+    assert list(out["matches"]) == [HK_ID, SC_ID, "hk-club-night-7"]
     hongkong: dict[str, dict[str, int]] = {}
     for result in (hk, seed):
         for player, amount in result.totals().items():
@@ -171,7 +172,7 @@ def test_streaks_json(recorded: Path) -> None:
     assert ok("streaks", "--store", "tmp/store.sqlite", cwd=recorded).strip()
 
 
-@pytest.mark.parametrize(("path", "match"), [(HK, HK_ID), (SC, SC_ID), (SEED, "hk-demo-1")])
+@pytest.mark.parametrize(("path", "match"), [(HK, HK_ID), (SC, SC_ID), (SEED, "hk-club-night-7")])
 def test_history_json(recorded: Path, path: Path, match: str) -> None:
     out = json.loads(ok("history", match, "--json", "--store", "tmp/store.sqlite", cwd=recorded))
     hands = replay(path.read_text(encoding="utf-8")).to_json()["hands"]
@@ -196,7 +197,7 @@ def test_hand_json_is_that_hands_entry_in_the_replay_of_the_export(
     assert ok("hand", match, "1", "--store", "tmp/store.sqlite", cwd=recorded).strip()
 
 
-@pytest.mark.parametrize(("path", "match"), [(HK, HK_ID), (SC, SC_ID), (SEED, "hk-demo-1")])
+@pytest.mark.parametrize(("path", "match"), [(HK, HK_ID), (SC, SC_ID), (SEED, "hk-club-night-7")])
 def test_export_is_a_canonical_log_that_replays_the_same(
     recorded: Path, path: Path, match: str
 ) -> None:
@@ -258,7 +259,7 @@ def test_a_rejected_log_exits_2_with_one_line_and_records_nothing(tmp_path: Path
     refused("record", EXAMPLES / "disputed-hand.jsonl", "--store", "s.sqlite", cwd=tmp_path)
     assert stored_rows(tmp_path / "s.sqlite") == rows
     scores = json.loads(ok("scores", "--json", "--store", "s.sqlite", cwd=tmp_path))
-    assert list(scores["matches"]) == ["hk-demo-1"]
+    assert list(scores["matches"]) == ["hk-club-night-7"]
     # invalid UTF-8 names its line
     raw = subprocess.run(
         [sys.executable, "-m", "mjledger", "record", "-", "--store", "s.sqlite"],
@@ -281,7 +282,7 @@ def test_a_conflicting_log_exits_2_and_writes_nothing(tmp_path: Path) -> None:
         "record", "-", "--store", "s.sqlite", cwd=tmp_path,
         stdin=json.dumps(head) + "\n" + "".join(lines[1:]),
     )  # fmt: skip
-    assert "hk-demo-1" in err
+    assert "hk-club-night-7" in err
     assert stored_rows(tmp_path / "s.sqlite") == rows
 
 

@@ -31,7 +31,7 @@ from mjledger.ledger import STORE_ENV, Ledger, hand_stream, match_stream, table_
 from mjledger.records import GENESIS, chain
 from mjledger.replay import hand_to_json
 from mjledger.views import views_path
-from tests.conftest import EXAMPLES, SPEC_EXAMPLES
+from tests.conftest import CONTRACT, EXAMPLES
 from tests.helpers import (
     ANA,
     BO,
@@ -53,11 +53,11 @@ from tests.store_logs import hongkong_match, sichuan_match
 MATCH_EXAMPLES = [
     EXAMPLES / "hongkong-match.jsonl",
     EXAMPLES / "sichuan-match.jsonl",
-    SPEC_EXAMPLES / "hongkong-seed-example.jsonl",
+    CONTRACT / "hongkong-three-hands.jsonl",
 ]
 STAND_ALONE_EXAMPLES = [
     EXAMPLES / "disputed-hand.jsonl",
-    SPEC_EXAMPLES / "sichuan-seed-example.jsonl",
+    CONTRACT / "sichuan-wall-checks.jsonl",
 ]
 
 
@@ -693,7 +693,7 @@ def test_the_store_env_var_selects_the_store(
     ledger = Ledger()
     try:
         assert ledger.path == chosen
-        ledger.record_log((SPEC_EXAMPLES / "hongkong-seed-example.jsonl").read_text())
+        ledger.record_log((CONTRACT / "hongkong-three-hands.jsonl").read_text())
         ledger.views.catch_up()
     finally:
         ledger.close()
@@ -856,14 +856,14 @@ def test_a_restart_resumes_catch_up_exactly_once(store: Path) -> None:
 def test_two_ledgers_on_one_store_share_the_views(store: Path) -> None:
     one, two = Ledger(store), Ledger(store)
     try:
-        one.record_log((SPEC_EXAMPLES / "hongkong-seed-example.jsonl").read_text())
+        one.record_log((CONTRACT / "hongkong-three-hands.jsonl").read_text())
         two.record_log(sichuan_match(4, seed=9, match_id="s"))
         n1 = one.views.catch_up()
         n2 = two.views.catch_up()
         assert n2 == 0
         assert n1 == one.views.position
         assert one.views.scores_by_match() == two.views.scores_by_match()
-        _assert_views_equal_replay(two, ["hk-demo-1", "s"])
+        _assert_views_equal_replay(two, ["hk-club-night-7", "s"])
     finally:
         one.close()
         two.close()
