@@ -24,7 +24,9 @@ def old_store(tmp_path: Path) -> Ledger:
 
 def test_exports_are_unchanged(old_store: Ledger) -> None:
     matches = old_store.matches()
-    assert sorted(matches) == sorted(p.name.removesuffix(".export.jsonl") for p in DATA.glob("*.export.jsonl"))
+    assert sorted(matches) == sorted(
+        p.name.removesuffix(".export.jsonl") for p in DATA.glob("*.export.jsonl")
+    )
     for match_id in matches:
         expected = (DATA / f"{match_id}.export.jsonl").read_text(encoding="utf-8")
         assert old_store.export(match_id) == expected
@@ -58,4 +60,5 @@ def test_old_store_takes_new_events(old_store: Ledger) -> None:
     old_store.record("t7-first", 1, SelfDrawn(player="ana", fan=0))
     after = old_store.settlement("t7-first", 1)
     assert after.winners == ("di", "ana")
-    assert sum(after.net().values()) == 0 and after.net() != before
+    assert sum(after.net().values()) == 0
+    assert after.net() != before

@@ -26,7 +26,6 @@ import attrs
 from attrs import frozen
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Mapper
-from eventsourcing.utils import get_topic
 
 from mjledger.codec import dumps_event, parse_log
 from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
@@ -34,7 +33,7 @@ from mjledger.events import WINDS, Event, HandStarted, MatchStarted
 from mjledger.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
 from mjledger.house_rules import HouseRules, default_rules, rules_from_json
 from mjledger.match import MatchState, evolve, open_hand, rotate, start
-from mjledger.records import GENESIS, Recorded, RecordMapper, now, seal, stored_form
+from mjledger.records import GENESIS, Recorded, RecordMapper, now, seal, stored_form, topic_of
 from mjledger.replay import Replay, Replayer, replay_events
 from mjledger.store_events import HandClosed, MatchOpened, RulesChanged, TableOpened
 
@@ -571,7 +570,7 @@ class Ledger(Application[uuid.UUID]):
 
     def matches(self) -> list[str]:
         """Every match id in the store, in the order they were started."""
-        topic = get_topic(MatchStarted)
+        topic = topic_of(MatchStarted)
         return [r.event.match for r in self._notifications([topic])]
 
     # --- whole logs ---------------------------------------------------------------------------

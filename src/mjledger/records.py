@@ -28,6 +28,8 @@ from eventsourcing.utils import get_topic, resolve_topic
 
 from mjledger.codec import CONVERTER, structure
 from mjledger.errors import StoreError
+from mjledger.events import EVENT_CLASSES
+from mjledger.store_events import STORE_EVENT_CLASSES
 
 GENESIS: Final = ""
 _META: Final = ("recorded_at", "digest")
@@ -85,19 +87,24 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
+# Stored rows name their event class by topic. These names are frozen: they were the module
+# paths of mjledger 0.1 and stay the names wherever a class lives now, so a store written by any
+# version resolves (and a store written now still opens under 0.1).
+TOPICS: Final[dict[type, str]] = {
+    **{cls: f"mjledger.events:{cls.__name__}" for cls in EVENT_CLASSES},
+    **{cls: f"mjledger.store_events:{cls.__name__}" for cls in STORE_EVENT_CLASSES},
+}
+_CLASS_OF_TOPIC: Final = {topic: cls for cls, topic in TOPICS.items()}
+
+
+def topic_of(cls: type) -> str:
+    """The topic a stored row names ``cls`` by: its stable name, else its module path."""
+    return TOPICS.get(cls) or get_topic(cls)
+
+
 @cache
 def _event_class(topic: str) -> Any:
-    return resolve_topic(topic)
-
-
-_TOPICS: dict[type, str] = {}
-
-
-def _topic(cls: type) -> str:
-    topic = _TOPICS.get(cls)
-    if topic is None:
-        topic = _TOPICS[cls] = get_topic(cls)
-    return topic
+    return _CLASS_OF_TOPIC.get(topic) or resolve_topic(topic)
 
 
 class RecordMapper(Mapper[UUID]):
@@ -117,7 +124,7 @@ class RecordMapper(Mapper[UUID]):
         return StoredEvent(
             originator_id=record.originator_id,
             originator_version=record.originator_version,
-            topic=_topic(type(record.event)),
+            topic=topic_of(type(record.event)),
             state=row.encode("utf-8"),
         )
 
