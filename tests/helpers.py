@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from mjledger import Replay, replay
-from mjledger.evaluate_cli import parse_melds
+from mjledger.cli.evaluate import parse_melds
 from mjledger.tiles import Meld
 
 PLAYERS = ["ana", "bo", "cy", "di"]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from mjledger.cli.evaluate import evaluate, parse_melds
 from mjledger.errors import TileError
-from mjledger.evaluate_cli import evaluate, parse_melds
 from mjledger.tiles import Meld
 
 

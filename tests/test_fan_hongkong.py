@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from mjledger import HongKongRules
 from mjledger.errors import TileError
-from mjledger.fan_hongkong import (
-    HONGKONG_TABLE,
-    FanResult,
-    HongKongFanOptions,
-    evaluate_hongkong_win,
-    wind_tile,
-)
+from mjledger.fan_hongkong import HONGKONG_TABLE, FanResult, evaluate_hongkong_win, wind_tile
+from mjledger.rules import WinContext
 from mjledger.tiles import Tile, parse_tiles
 
 from .helpers import meld
@@ -32,16 +28,12 @@ def win(
     self_drawn: bool = False,
     seat: str = "south",
     round_: str = "west",
-    **flags: bool | HongKongFanOptions,
+    rules: HongKongRules | None = None,
+    **flags: bool,
 ) -> FanResult:
+    context = WinContext(self_drawn=self_drawn, seat_wind=seat, round_wind=round_, **flags)
     return evaluate_hongkong_win(
-        P(hand),
-        T(tile),
-        [meld(m) for m in melds],
-        self_drawn=self_drawn,
-        seat_wind=seat,
-        round_wind=round_,
-        **flags,  # type: ignore[arg-type]
+        P(hand), T(tile), [meld(m) for m in melds], context, rules or HongKongRules()
     )
 
 
@@ -184,8 +176,8 @@ def test_circumstances_are_1_each(flag: str) -> None:
 
 def test_seven_pairs_is_a_house_rule_worth_4_and_replaces_concealed_hand() -> None:
     # rules.md: seven pairs not in the default table; fan-tables.md: 門前清 not with seven pairs
-    on = HongKongFanOptions(seven_pairs=True)
-    result = win("11m33m55m77p99p22s4s", "4s", options=on)
+    on = HongKongRules(seven_pairs=True)
+    result = win("11m33m55m77p99p22s4s", "4s", rules=on)
     assert scores(result) == {"seven_pairs": 4}
     with pytest.raises(TileError, match="not a complete hand"):
         win("11m33m55m77p99p22s4s", "4s")

@@ -10,15 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mjledger import SichuanRules
 from mjledger.decompose import waits
 from mjledger.errors import TileError
 from mjledger.fan_sichuan import (
     SICHUAN_TABLE,
     FanResult,
-    SichuanFanOptions,
     evaluate_sichuan_wall,
     evaluate_sichuan_win,
 )
+from mjledger.rules import WinContext
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
 
 from .helpers import meld
@@ -28,9 +29,17 @@ T = Tile.parse
 
 
 def win(
-    hand: str, tile: str, *melds: str, void: str | None = "s", **flags: bool | SichuanFanOptions
+    hand: str,
+    tile: str,
+    *melds: str,
+    void: str | None = "s",
+    rules: SichuanRules | None = None,
+    **flags: bool,
 ) -> FanResult:
-    return evaluate_sichuan_win(P(hand), T(tile), [meld(m) for m in melds], void_suit=void, **flags)  # type: ignore[arg-type]
+    context = WinContext(void_suit=void, **flags)
+    return evaluate_sichuan_win(
+        P(hand), T(tile), [meld(m) for m in melds], context, rules or SichuanRules()
+    )
 
 
 def scores(result: FanResult) -> dict[str, int]:
@@ -154,33 +163,33 @@ def test_add_ons_combine() -> None:
 
 def test_all_258_pungs_is_off_by_default_and_3_in_place_of_all_pungs() -> None:
     # rules.md: 将对 is off unless a house rule turns it on; notes/fan-tables.md: 将对 3
-    on = SichuanFanOptions(all_258_pungs=True)
-    assert scores(win("222m555m888p222p5p", "5p", options=on)) == {"all_258_pungs": 3}
+    on = SichuanRules(all_258_pungs=True)
+    assert scores(win("222m555m888p222p5p", "5p", rules=on)) == {"all_258_pungs": 3}
     assert scores(win("222m555m888p222p5p", "5p")) == {"all_pungs": 1}
     # near miss: one pung of 3s
-    assert scores(win("222m555m888p333p5p", "5p", options=on)) == {"all_pungs": 1}
+    assert scores(win("222m555m888p333p5p", "5p", rules=on)) == {"all_pungs": 1}
 
 
 def test_terminals_in_all_is_off_by_default_and_2() -> None:
     # rules.md: 带幺九 off unless turned on; notes/fan-tables.md: every set has a terminal, 2
-    on = SichuanFanOptions(terminals_in_all=True)
-    assert scores(win("123m789m111p789p9p", "9p", options=on)) == {
+    on = SichuanRules(terminals_in_all=True)
+    assert scores(win("123m789m111p789p9p", "9p", rules=on)) == {
         "plain": 0,
         "terminals_in_all": 2,
     }
     assert "terminals_in_all" not in scores(win("123m789m111p789p9p", "9p"))
     # near miss: a 234 chow
-    assert "terminals_in_all" not in scores(win("234m789m111p789p9p", "9p", options=on))
+    assert "terminals_in_all" not in scores(win("234m789m111p789p9p", "9p", rules=on))
 
 
 @pytest.mark.parametrize("flag", ["heavenly", "earthly"])
 def test_heavenly_and_earthly_need_their_house_rule(flag: str) -> None:
     # rules.md: 天胡, 地胡 are off unless a house rule turns them on; fan-tables.md: 5
-    on = SichuanFanOptions(**{flag: True})
-    assert scores(win("123m456m789m234p5p", "5p", options=on, **{flag: True}))[flag] == 5
+    on = SichuanRules(**{flag: True})
+    assert scores(win("123m456m789m234p5p", "5p", rules=on, **{flag: True}))[flag] == 5
     # near miss: the circumstance without the house rule, or the house rule without it
     assert flag not in scores(win("123m456m789m234p5p", "5p", **{flag: True}))
-    assert flag not in scores(win("123m456m789m234p5p", "5p", options=on))
+    assert flag not in scores(win("123m456m789m234p5p", "5p", rules=on))
 
 
 def test_the_fan_is_the_highest_over_the_arrangements() -> None:
@@ -325,7 +334,10 @@ def test_best_fan_is_the_maximum_over_the_waits_evaluations(
 ) -> None:
     hand, melds, void = case
     status = evaluate_sichuan_wall(hand, melds, void_suit=void)
-    fans = [evaluate_sichuan_win(hand, t, melds, void_suit=void).fan for t in waits(hand, melds)]
+    fans = [
+        evaluate_sichuan_win(hand, t, melds, WinContext(void_suit=void)).fan
+        for t in waits(hand, melds)
+    ]
     assert status.ready == bool(fans)
     assert status.best_fan == (max(fans) if fans else None)
     assert not status.flower_pig
@@ -344,7 +356,7 @@ def test_wall_ready_exactly_when_some_tile_wins(
         if held[tile.index] == 4:
             continue
         try:
-            evaluate_sichuan_win(hand, tile, melds, void_suit=void)
+            evaluate_sichuan_win(hand, tile, melds, WinContext(void_suit=void))
         except TileError:
             continue
         winners.append(tile)
@@ -360,6 +372,8 @@ def test_situational_add_ons_never_enter_the_best_hand(
     hand, melds, void = case
     status = evaluate_sichuan_wall(hand, melds, void_suit=void)
     for tile in status.waits:
-        boosted = evaluate_sichuan_win(hand, tile, melds, void_suit=void, **{flag: True})  # type: ignore[arg-type]
+        boosted = evaluate_sichuan_win(
+            hand, tile, melds, WinContext(void_suit=void, **{flag: True})
+        )
         assert status.best_fan is not None
         assert boosted.fan <= status.best_fan + 1

@@ -26,7 +26,7 @@ from mjledger import (
     replay,
     replay_bytes,
 )
-from mjledger.hand import REASONS
+from mjledger.fold.hand import REASONS
 
 from .helpers import HK_DEFAULTS, SC_DEFAULTS
 from .strategies import legal_logs, log_text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mjledger import LogError, RuleError, replay
-from mjledger.scoring import UNITS
+from mjledger.rules.hongkong.scoring import UNITS
 
 from .helpers import (
     ANA,

@@ -12,12 +12,14 @@ import pytest
 
 from mjledger import (
     Discarded,
+    HongKongRules,
     KongDeclared,
     LogError,
     MatchStarted,
     MjledgerError,
     RuleError,
     SelfDrawn,
+    SichuanRules,
     StoreError,
     VoidSuitChosen,
     WallExhausted,
@@ -25,12 +27,13 @@ from mjledger import (
     dumps_event,
     replay,
 )
-from mjledger.events import V1_DEFAULT_RULES, HandStarted, PlayerAtWallEnd
-from mjledger.house_rules import HongKongRules, SichuanRules, rules_to_json
-from mjledger.ledger import STORE_ENV, Ledger, hand_stream, match_stream, table_stream
-from mjledger.records import GENESIS, chain
-from mjledger.replay import hand_to_json
-from mjledger.views import views_path
+from mjledger.fold.replay import hand_to_json
+from mjledger.log.events import HandStarted, PlayerAtWallEnd
+from mjledger.rules import find_ruleset
+from mjledger.rules.house import rules_to_json
+from mjledger.store.application import STORE_ENV, Ledger, hand_stream, match_stream, table_stream
+from mjledger.store.records import GENESIS, chain
+from mjledger.store.views import views_path
 from tests.conftest import CONTRACT, EXAMPLES
 from tests.helpers import (
     ANA,
@@ -548,21 +551,21 @@ def test_a_v1_match_started_row_written_by_hand_is_read_as_v2(
             (
                 match_stream("old").hex,
                 1,
-                "mjledger.events:MatchStarted",
+                "mjledger.log.events:MatchStarted",
                 json.dumps(v1 | state).encode("utf-8"),
             ),
         )
     ledger = Ledger(store)
     try:
         record = ledger.match("old")
-        expected = {**V1_DEFAULT_RULES[ruleset], **(partial or {})}
+        expected = {**find_ruleset(ruleset).v1_defaults, **(partial or {})}
         assert record.started.rules is not None
         assert rules_to_json(record.started.rules) == expected
         assert type(record.started).class_version == 2
         assert record.digest == digest
         header = json.loads(ledger.export("old").splitlines()[0])
         assert header["rules"] == expected
-        assert set(header["rules"]) == set(V1_DEFAULT_RULES[ruleset])
+        assert set(header["rules"]) == set(find_ruleset(ruleset).v1_defaults)
         # the match plays on under those rules, and the views read the old row too
         n = ledger.start_hand("old")
         ledger.record("old", n, SelfDrawn(player=BO, fan=3 if ruleset == "hongkong" else 2))

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from mjledger import ConcurrencyError, Discarded, MjledgerError, parse_log, replay
-from mjledger.events import HandStarted, MatchStarted
-from mjledger.ledger import Ledger, hand_stream
-from mjledger.replay import hand_to_json
+from mjledger.fold.replay import hand_to_json
+from mjledger.log.events import HandStarted, MatchStarted
+from mjledger.store.application import Ledger, hand_stream
 from tests.conftest import ROOT
 from tests.store_logs import PLAYERS, hongkong_match, sichuan_match
 

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from mjledger import replay
-from mjledger.ledger import Ledger, hand_stream, match_stream
-from mjledger.views import views_path
+from mjledger.store.application import Ledger, hand_stream, match_stream
+from mjledger.store.views import views_path
 from tests.store_logs import sichuan_match
 
 HANDS = 1500

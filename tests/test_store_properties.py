@@ -20,8 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mjledger import replay
+from mjledger.fold.replay import hand_to_json
 from mjledger.ledger import Ledger
-from mjledger.replay import hand_to_json
 from tests.strategies import legal_logs, log_text
 
 Line = dict[str, Any]

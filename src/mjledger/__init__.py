@@ -9,13 +9,13 @@ rules::
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("mjledger")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+source"
 
-from mjledger.codec import decode_line, dumps_event, event_from_json, event_to_json, parse_log
 from mjledger.errors import (
     ConcurrencyError,
     FormatError,
@@ -24,8 +24,13 @@ from mjledger.errors import (
     RuleError,
     StoreError,
     TileError,
+    UnknownRulesetError,
 )
-from mjledger.events import (
+from mjledger.fold.hand import HandState, Transfer, evolve_hand
+from mjledger.fold.match import MatchState, evolve, start
+from mjledger.fold.replay import Replay, replay, replay_bytes, replay_events
+from mjledger.log.codec import decode_line, dumps_event, event_from_json, event_to_json, parse_log
+from mjledger.log.events import (
     Discarded,
     Event,
     HandStarted,
@@ -38,10 +43,8 @@ from mjledger.events import (
     WallExhausted,
     WonOnDiscard,
 )
-from mjledger.hand import HandState, Transfer, evolve_hand
-from mjledger.house_rules import HongKongRules, SichuanRules
-from mjledger.match import MatchState, evolve, start
-from mjledger.replay import Replay, replay, replay_bytes, replay_events
+from mjledger.rules.builtin import *  # noqa: F403 - the built-in rule sets' house rules
+from mjledger.rules.builtin import __all__ as _rules_all
 
 __all__ = [
     "ConcurrencyError",
@@ -50,8 +53,8 @@ __all__ = [
     "FormatError",
     "HandStarted",
     "HandState",
-    "HongKongRules",
     "KongDeclared",
+    "Ledger",
     "LogError",
     "MatchStarted",
     "MatchState",
@@ -61,9 +64,9 @@ __all__ = [
     "Replay",
     "RuleError",
     "SelfDrawn",
-    "SichuanRules",
     "StoreError",
     "TileError",
+    "UnknownRulesetError",
     "Transfer",
     "VoidSuitChosen",
     "WallExhausted",
@@ -80,4 +83,18 @@ __all__ = [
     "replay_bytes",
     "replay_events",
     "start",
+    *_rules_all,
 ]
+
+if TYPE_CHECKING:
+    from mjledger.store.application import Ledger
+
+
+def __getattr__(name: str) -> Any:
+    # The store (eventsourcing, SQLite) loads when first asked for, so that replaying a log
+    # with the pure core does not pay for it.
+    if name == "Ledger":
+        from mjledger.store.application import Ledger
+
+        return Ledger
+    raise AttributeError(f"module 'mjledger' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """``python -m mjledger`` runs the command line."""
 
-from mjledger.cli import main
+from mjledger.cli.main import main
 
 main()

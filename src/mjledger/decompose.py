@@ -1,27 +1,21 @@
-"""Which ways a hand splits into sets, and which tiles would complete a hand one tile short.
-
-Everything is table-driven. A suit's part of a hand is nine counts (seven for honours), and
-that tuple is its key. The first call builds, once, every way up to four sets and
-at most one pair can lie in one suit: that gives for each key its splits into sets only and
-into sets plus the pair, and, by taking one tile back out, which ranks would complete a key
-one tile short. Checking a hand is then a dictionary lookup per suit instead of a search, which
-is why finding all waits costs a few microseconds.
-
-Shapes are rule-set dependent: Sichuan has seven pairs in which four identical tiles count as
-two pairs; Hong Kong has thirteen orphans and (only as a house rule) seven distinct pairs.
-"""
+"""``mjledger.decompose`` as docs/tiles.md shows it: the decomposer of :mod:`mjledger.tiles`,
+with shapes also named by any registered rule set's name."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cache
-from itertools import combinations_with_replacement, product
-from typing import Literal
 
-import attrs
-
-from mjledger.errors import TileError
-from mjledger.tiles import TILES, Meld, Tile, format_tiles
+from mjledger.rules.registry import find_ruleset
+from mjledger.tiles import decompose as _d
+from mjledger.tiles.decompose import (
+    HONGKONG,
+    SICHUAN,
+    Arrangement,
+    Shapes,
+    counts_of,
+    waits_from_counts,
+)
+from mjledger.tiles.notation import Meld, Tile
 
 __all__ = [
     "HONGKONG",
@@ -37,376 +31,36 @@ __all__ = [
     "waits_from_counts",
 ]
 
-ShapeName = Literal["standard", "seven_pairs", "thirteen_orphans"]
-
-
-@attrs.frozen
-class Shapes:
-    """Which complete-hand shapes a rule set accepts besides four sets and a pair."""
-
-    seven_pairs: bool
-    quad_as_two_pairs: bool
-    thirteen_orphans: bool
-
-
-SICHUAN = Shapes(seven_pairs=True, quad_as_two_pairs=True, thirteen_orphans=False)
-HONGKONG = Shapes(seven_pairs=False, quad_as_two_pairs=False, thirteen_orphans=True)
-
 
 def shapes_for(ruleset: str | Shapes, *, seven_pairs: bool = False) -> Shapes:
-    """The shapes of ``ruleset``; ``seven_pairs`` is Hong Kong's house rule (distinct pairs)."""
+    """The shapes of ``ruleset`` under its default house rules (``seven_pairs`` switched on if
+    asked and the rule set has that option)."""
     if isinstance(ruleset, Shapes):
         return ruleset
-    if ruleset == "sichuan":
-        return SICHUAN
-    if ruleset == "hongkong":
-        return attrs.evolve(HONGKONG, seven_pairs=True) if seven_pairs else HONGKONG
-    raise TileError(f"unknown ruleset {ruleset!r}: expected sichuan or hongkong")
-
-
-@attrs.frozen
-class Arrangement:
-    """One reading of a complete hand.
-
-    ``melds`` are the sets declared before the win, as given; ``sets`` the sets formed in the
-    concealed hand (winning tile included), sorted; ``pairs`` the pair's tile for the standard
-    shape, the seven pair tiles for seven pairs (a quad's tile twice), and the doubled tile
-    for thirteen orphans.
-    """
-
-    shape: ShapeName
-    melds: tuple[Meld, ...]
-    sets: tuple[Meld, ...]
-    pairs: tuple[Tile, ...]
-
-    @property
-    def all_sets(self) -> tuple[Meld, ...]:
-        return self.melds + self.sets
-
-    def __str__(self) -> str:
-        if self.shape == "thirteen_orphans":
-            return f"thirteen orphans (pair {self.pairs[0]}{self.pairs[0]})"
-        parts = [f"[{m}{' concealed' if m.concealed else ''}]" for m in self.melds]
-        parts += [str(s) for s in self.sets]
-        parts += [format_tiles((t, t)) for t in self.pairs]
-        return " ".join(parts)
-
-
-# ---------------------------------------------------------------------------------------
-# Per-suit tables
-
-# A suit's counts, as the tuple that keys the tables (a tuple of nine small ints hashes in C,
-# which is what makes a lookup cheaper than packing the counts into one int in Python).
-_Key = tuple[int, ...]
-# A set inside one suit: (is_chow, lowest rank 0-8).
-_Set = tuple[bool, int]
-_Split = tuple[_Set, ...]
-
-
-@attrs.frozen
-class _SuitTable:
-    sets: dict[_Key, tuple[_Split, ...]]  # every split into sets only
-    pair: dict[_Key, tuple[tuple[int, _Split], ...]]  # every split into (pair rank, sets)
-    wait_sets: dict[_Key, int]  # one short -> bitmask of ranks completing it into sets
-    wait_pair: dict[_Key, int]  # one short -> bitmask of ranks completing it into sets + pair
-
-
-def _build(ranks: int, chows: bool) -> _SuitTable:
-    """Generate every split of up to four sets (and at most one pair) within four copies.
-
-    Generating from the sets, rather than searching each count vector, visits each split once;
-    the waits follow by taking one tile back out of every complete key.
-    """
-    kinds: list[_Set] = [(False, r) for r in range(ranks)]
-    if chows:
-        kinds += [(True, r) for r in range(ranks - 2)]
-    sets_lists: dict[_Key, list[_Split]] = {}
-    pair_lists: dict[_Key, list[tuple[int, _Split]]] = {}
-    for size in range(5):
-        for split in combinations_with_replacement(kinds, size):
-            counts = [0] * ranks
-            for is_chow, low in split:
-                if is_chow:
-                    counts[low] += 1
-                    counts[low + 1] += 1
-                    counts[low + 2] += 1
-                else:
-                    counts[low] += 3
-            if max(counts, default=0) > 4:
-                continue
-            sets_lists.setdefault(tuple(counts), []).append(split)
-            for pair in range(ranks):
-                if counts[pair] <= 2:
-                    counts[pair] += 2
-                    pair_lists.setdefault(tuple(counts), []).append((pair, split))
-                    counts[pair] -= 2
-    wait_sets: dict[_Key, int] = {}
-    wait_pair: dict[_Key, int] = {}
-    for source, target in ((sets_lists, wait_sets), (pair_lists, wait_pair)):
-        for key in source:
-            for rank in range(ranks):
-                if key[rank]:
-                    short = (*key[:rank], key[rank] - 1, *key[rank + 1 :])
-                    target[short] = target.get(short, 0) | (1 << rank)
-    return _SuitTable(
-        sets={k: tuple(v) for k, v in sets_lists.items()},
-        pair={k: tuple(v) for k, v in pair_lists.items()},
-        wait_sets=wait_sets,
-        wait_pair=wait_pair,
-    )
-
-
-@cache
-def _tables() -> tuple[_SuitTable, _SuitTable]:
-    """The suited and honour tables, built on first use (about a tenth of a second)."""
-    return _build(9, chows=True), _build(7, chows=False)
-
-
-@cache
-def _by_suit() -> tuple[
-    tuple[dict[_Key, tuple[_Split, ...]], ...],
-    tuple[dict[_Key, tuple[tuple[int, _Split], ...]], ...],
-    tuple[dict[_Key, int], ...],
-    tuple[dict[_Key, int], ...],
-]:
-    """The tables indexed by suit position (m, p, s, z), so the hot path indexes, not branches."""
-    suited, honours = _tables()
-    tables = (suited, suited, suited, honours)
-    return (
-        tuple(t.sets for t in tables),
-        tuple(t.pair for t in tables),
-        tuple(t.wait_sets for t in tables),
-        tuple(t.wait_pair for t in tables),
-    )
-
-
-# ---------------------------------------------------------------------------------------
-# Count vectors
-
-_ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
-_SUIT_LETTERS = "mpsz"
-
-
-def counts_of(tiles: Iterable[Tile]) -> list[int]:
-    """A 34-slot count vector; the fifth copy of a tile is refused here, once for all callers."""
-    counts = [0] * 34
-    for tile in tiles:
-        counts[tile.index] += 1
-    _check_copies(counts)
-    return counts
-
-
-def _check_copies(counts: Sequence[int]) -> None:
-    for index, count in enumerate(counts):
-        if count > 4:
-            raise TileError(f"{count} copies of {TILES[index]}: there are only four of each tile")
-
-
-def _meld_counts(melds: Sequence[Meld]) -> list[int]:
-    counts = [0] * 34
-    for meld in melds:
-        for tile in meld.tiles:
-            counts[tile.index] += 1
-    return counts
-
-
-def _check_size(concealed: int, melds: Sequence[Meld], complete: bool) -> None:
-    if len(melds) > 4:
-        raise TileError(f"{len(melds)} melds: a hand has at most four")
-    expected = (14 if complete else 13) - 3 * len(melds)
-    if concealed != expected:
-        what = "a complete hand" if complete else "a hand one tile short"
-        raise TileError(
-            f"{concealed} concealed tiles with {len(melds)} melds: {what} has {expected}"
-        )
-
-
-# ---------------------------------------------------------------------------------------
-# Waits
-
-
-def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SICHUAN) -> int:
-    """Bitmask over the 34 slots of the tiles completing ``counts`` (a hand one tile short).
-
-    ``melds`` is how many sets were declared. A tile held four times *in hand* is never
-    returned (no table key holds five); the caller removes tiles completed to four by melds.
-    This is the hot path the benchmark measures, so it works on bare ints and tuples.
-    """
-    sets, pairs, wait_sets, wait_pair = _by_suit()
-    keys = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
-    mods = (sum(keys[0]) % 3, sum(keys[1]) % 3, sum(keys[2]) % 3, sum(keys[3]) % 3)
-    result = 0
-    ones = mods.count(1)
-    if ones == 1:
-        if not mods.count(2):
-            # The tile goes to the one suit a tile short of sets + pair; the rest are sets.
-            target = mods.index(1)
-            for suit in range(4):
-                if suit != target and keys[suit] not in sets[suit]:
-                    break
-            else:
-                result = wait_pair[target].get(keys[target], 0) << 9 * target
-    elif ones == 0 and mods.count(2) == 2:
-        # Two suits one short of sets: one takes the tile, the other holds the pair.
-        first = mods.index(2)
-        second = mods.index(2, first + 1)
-        for suit in range(4):
-            if mods[suit] != 2 and keys[suit] not in sets[suit]:
-                break
-        else:
-            if keys[second] in pairs[second]:
-                result = wait_sets[first].get(keys[first], 0) << 9 * first
-            if keys[first] in pairs[first]:
-                result |= wait_sets[second].get(keys[second], 0) << 9 * second
-    if melds == 0:
-        if shapes.seven_pairs:
-            result |= _seven_pairs_waits(counts, shapes.quad_as_two_pairs)
-        if shapes.thirteen_orphans:
-            result |= _orphans_waits(counts)
-    return result
-
-
-def _seven_pairs_waits(counts: Sequence[int], quads: bool) -> int:
-    """Six pairs and one odd tile wait on that tile (13 tiles assumed, as the caller checks)."""
-    threes = counts.count(3)
-    fours = counts.count(4)
-    if quads:
-        if counts.count(2) + threes + 2 * fours != 6:
-            return 0
-        return 1 << (counts.index(3) if threes else counts.index(1))
-    if threes or fours or counts.count(2) != 6:
-        return 0
-    return 1 << counts.index(1)
-
-
-def _orphans_waits(counts: Sequence[int]) -> int:
-    held = [counts[i] for i in _ORPHANS]
-    if sum(held) != 13:
-        return 0
-    if all(c == 1 for c in held):
-        return sum(1 << i for i in _ORPHANS)
-    if sorted(held) == [0] + [1] * 11 + [2]:
-        return 1 << _ORPHANS[held.index(0)]
-    return 0
+    found = find_ruleset(ruleset)
+    options = {"seven_pairs": True} if seven_pairs else {}
+    return found.shapes(found.rules_class(**options))
 
 
 def waits(
-    concealed_tiles: Iterable[Tile],
-    melds: Sequence[Meld] = (),
-    ruleset: str | Shapes = "sichuan",
+    concealed_tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = SICHUAN
 ) -> tuple[Tile, ...]:
-    """The tiles that complete a hand one tile short, in order.
-
-    A tile the player already holds all four of (in hand and melds) is not a wait: rules.md,
-    "ready". Whether a copy is still unseen does not matter.
-    """
-    shapes = shapes_for(ruleset)
-    tiles = tuple(concealed_tiles)
-    _check_size(len(tiles), melds, complete=False)
-    counts = counts_of(tiles)
-    held = _meld_counts(melds)
-    total = [c + h for c, h in zip(counts, held, strict=True)]
-    _check_copies(total)
-    mask = waits_from_counts(counts, len(melds), shapes)
-    return tuple(TILES[i] for i in range(34) if mask >> i & 1 and total[i] < 4)
+    return _d.waits(concealed_tiles, melds, shapes_for(ruleset))
 
 
 def is_ready(
-    concealed_tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = "sichuan"
+    concealed_tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = SICHUAN
 ) -> bool:
-    """Whether some tile would complete the hand (rules.md "ready")."""
-    return bool(waits(concealed_tiles, melds, ruleset))
-
-
-# ---------------------------------------------------------------------------------------
-# Complete hands
+    return _d.is_ready(concealed_tiles, melds, shapes_for(ruleset))
 
 
 def arrangements(
-    tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = "sichuan"
+    tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = SICHUAN
 ) -> tuple[Arrangement, ...]:
-    """Every reading of a complete hand; empty if it is not complete.
-
-    ``tiles`` are the concealed tiles including the winning tile. The declared melds count
-    among the four sets.
-    """
-    shapes = shapes_for(ruleset)
-    hand = tuple(tiles)
-    _check_size(len(hand), melds, complete=True)
-    counts = counts_of(hand)
-    _check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
-    melds = tuple(melds)
-    found = [Arrangement("standard", melds, sets, (pair,)) for sets, pair in _standard(counts)]
-    if not melds:
-        if shapes.seven_pairs and _is_seven_pairs(counts, shapes.quad_as_two_pairs):
-            pairs = tuple(TILES[i] for i in range(34) for _ in range(counts[i] // 2))
-            found.append(Arrangement("seven_pairs", (), (), pairs))
-        if shapes.thirteen_orphans and _is_orphans(counts):
-            doubled = next(TILES[i] for i in _ORPHANS if counts[i] == 2)
-            found.append(Arrangement("thirteen_orphans", (), (), (doubled,)))
-    return tuple(found)
+    return _d.arrangements(tiles, melds, shapes_for(ruleset))
 
 
 def is_complete(
-    tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = "sichuan"
+    tiles: Iterable[Tile], melds: Sequence[Meld] = (), ruleset: str | Shapes = SICHUAN
 ) -> bool:
-    return bool(arrangements(tiles, melds, ruleset))
-
-
-def _is_seven_pairs(counts: Sequence[int], quads: bool) -> bool:
-    if quads:
-        return all(c % 2 == 0 for c in counts) and sum(counts) == 14
-    return counts.count(2) == 7
-
-
-def _is_orphans(counts: Sequence[int]) -> bool:
-    held = sorted(counts[i] for i in _ORPHANS)
-    return sum(counts) == 14 and held == [1] * 12 + [2]
-
-
-def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
-    suited, honours = _tables()
-    per_suit: list[list[tuple[int | None, _Split]]] = []
-    pair_suits = 0
-    for suit in range(4):
-        table = suited if suit < 3 else honours
-        width = 9 if suit < 3 else 7
-        key = tuple(counts[9 * suit : 9 * suit + width])
-        size = sum(key)
-        if size % 3 == 0:
-            per_suit.append([(None, split) for split in table.sets.get(key, ())])
-        elif size % 3 == 2:
-            pair_suits += 1
-            per_suit.append([(pair, split) for pair, split in table.pair.get(key, ())])
-        else:
-            return []
-        if not per_suit[-1]:
-            return []
-    if pair_suits != 1:
-        return []
-    result: list[tuple[tuple[Meld, ...], Tile]] = []
-    for choice in product(*per_suit):
-        sets: list[Meld] = []
-        pair_tile: Tile | None = None
-        for suit, (pair, split) in enumerate(choice):
-            base = 9 * suit
-            if pair is not None:
-                pair_tile = TILES[base + pair]
-            for is_chow, low in split:
-                sets.append(_set_meld(base + low, is_chow))
-        assert pair_tile is not None
-        result.append((tuple(sorted(sets, key=_meld_order)), pair_tile))
-    return result
-
-
-@cache
-def _set_meld(index: int, is_chow: bool) -> Meld:
-    tile = TILES[index]
-    if is_chow:
-        return Meld("chow", (tile, TILES[index + 1], TILES[index + 2]))
-    return Meld("pung", (tile, tile, tile))
-
-
-def _meld_order(meld: Meld) -> tuple[Tile, bool]:
-    """Lowest tile first, a pung before a chow starting on the same tile."""
-    return meld.first, meld.kind == "chow"
+    return _d.is_complete(tiles, melds, shapes_for(ruleset))

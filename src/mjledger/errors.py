@@ -56,3 +56,7 @@ class StoreError(MjledgerError):
 
 class ConcurrencyError(StoreError):
     """Another writer appended to the same stream first; reload and retry."""
+
+
+class UnknownRulesetError(FormatError):
+    """No rule set of that name is registered (built in, from a plugin, or in process)."""

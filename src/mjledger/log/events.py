@@ -4,20 +4,23 @@ These classes are the public contract in Python form (log-format.md, "Events in 
 codec turns them into the log's JSON and back. They only check what a single event can know
 on its own (a non-empty player id, a well-formed tile, a value in range); whether the event is
 legal *here* (a player at the table, a hand in progress) is the fold's job, since that needs
-the state. Keep every event class in this module: stored rows name their class by module path.
+the state. Stored rows name these classes by stable topics (mjledger.store.records),
+not by module path.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal, NewType
 
 from attrs import field, frozen
 
 from mjledger import _checks as check
 from mjledger.errors import FormatError
-from mjledger.house_rules import HouseRules
+from mjledger.rules.protocol import HouseRules
+from mjledger.rules.registry import find_ruleset, ruleset_names
 
-Ruleset = Literal["hongkong", "sichuan"]
+# A rule set's name as a log writes it: any registered rule set (mjledger.rules.registry).
+RulesetName = NewType("RulesetName", str)
 Wind = Literal["east", "south", "west", "north"]
 Suit = Literal["m", "p", "s"]
 KongKind = Literal["exposed", "added", "concealed"]
@@ -39,6 +42,18 @@ def _four_distinct_players(_inst: object, _attribute: object, value: tuple[str, 
 def _optional_players(inst: object, attribute: object, value: tuple[str, ...] | None) -> None:
     if value is not None:
         _four_distinct_players(inst, attribute, value)
+
+
+def _known_ruleset(_inst: object, attribute: Any, value: RulesetName) -> None:
+    names = ruleset_names()
+    if type(value) is not str or value not in names:
+        shown = ", ".join(repr(n) for n in names)
+        raise FormatError(f"{attribute.name} must be one of {shown}, not {value!r}")
+
+
+def _optional_ruleset(inst: object, attribute: Any, value: RulesetName | None) -> None:
+    if value is not None:
+        _known_ruleset(inst, attribute, value)
 
 
 def _format_one(_inst: object, _attribute: object, value: int | None) -> None:
@@ -63,7 +78,7 @@ class MatchStarted:
     # v1 stored rules as the log gave them (partial or absent); v2 always stores every key, so
     # a later change of a default can never change the money of a recorded match.
     class_version: ClassVar[int] = 2
-    ruleset: Ruleset = field(validator=check.one_of("hongkong", "sichuan"))
+    ruleset: RulesetName = field(validator=_known_ruleset)
     players: tuple[str, ...] = field(validator=_four_distinct_players)
     match: str | None = field(default=None, validator=check.optional(check.non_empty))
     rules: HouseRules | None = None
@@ -74,27 +89,7 @@ class MatchStarted:
         """Write out the rules a v1 row left to the defaults in force when it was written."""
         given = state.get("rules") or {}
         assert isinstance(given, dict)
-        state["rules"] = {**V1_DEFAULT_RULES[str(state["ruleset"])], **given}
-
-
-# The house-rule defaults of format 1, frozen here for upcasting (never edit these: they are
-# what a v1 row meant by leaving a key out).
-V1_DEFAULT_RULES: Final[dict[str, dict[str, object]]] = {
-    "hongkong": {
-        "table": "half_spicy",
-        "points_per_unit": 1,
-        "min_fan": 3,
-        "fan_limit": 10,
-        "discard_pays": "double",
-    },
-    "sichuan": {
-        "base": 1,
-        "fan_cap": 4,
-        "self_draw_bonus": "base",
-        "kong_money_passing": True,
-        "kong_passing_split": "split",
-    },
-}
+        state["rules"] = {**find_ruleset(str(state["ruleset"])).v1_defaults, **given}
 
 
 @frozen
@@ -105,9 +100,7 @@ class HandStarted:
     TYPE: ClassVar[str] = "hand_started"
     class_version: ClassVar[int] = 1
     dealer: str | None = field(default=None, validator=check.optional(check.non_empty))
-    ruleset: Ruleset | None = field(
-        default=None, validator=check.optional(check.one_of("hongkong", "sichuan"))
-    )
+    ruleset: RulesetName | None = field(default=None, validator=_optional_ruleset)
     players: tuple[str, ...] | None = field(default=None, validator=_optional_players)
     rules: HouseRules | None = None
     match: str | None = field(default=None, validator=check.optional(check.non_empty))

@@ -16,8 +16,9 @@ from typing import Any, Final, Literal, get_args, get_origin
 import attrs
 
 from mjledger._checks import TILE, TILES
-from mjledger.events import EVENT_CLASSES
-from mjledger.house_rules import MAX_STAKE, HongKongRules, SichuanRules
+from mjledger.log.events import EVENT_CLASSES, RulesetName
+from mjledger.rules.house import MAX_STAKE
+from mjledger.rules.registry import ruleset_names, rulesets
 
 SCHEMA_ID: Final = "https://mjledger.invalid/schema/log-line-v1.json"
 
@@ -51,6 +52,8 @@ def _type_schema(t: Any) -> dict[str, Any]:
         if len(options) == 1:
             return _type_schema(options[0])
         return {"oneOf": [_type_schema(a) for a in options]}
+    if t is RulesetName:
+        return {"enum": list(ruleset_names())}
     if origin is Literal:
         return {"enum": list(get_args(t))}
     if origin is tuple:
@@ -89,12 +92,12 @@ def _class_schema(cls: type, tag: str | None = None) -> dict[str, Any]:
 
 def _rules_by_ruleset() -> list[dict[str, Any]]:
     out = []
-    for ruleset, cls in (("hongkong", HongKongRules), ("sichuan", SichuanRules)):
-        rules = _class_schema(cls)
+    for ruleset in rulesets():
+        rules = _class_schema(ruleset.rules_class)
         del rules["required"]
         out.append(
             {
-                "if": {"properties": {"ruleset": {"const": ruleset}}, "required": ["ruleset"]},
+                "if": {"properties": {"ruleset": {"const": ruleset.name}}, "required": ["ruleset"]},
                 "then": {"properties": {"rules": rules}},
             }
         )

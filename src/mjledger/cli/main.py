@@ -26,12 +26,12 @@ from rich.progress import Progress
 from rich.table import Table
 
 from mjledger import __version__
-from mjledger.codec import read_log_bytes
+from mjledger.cli.evaluate import evaluate
 from mjledger.errors import MjledgerError, StoreError
-from mjledger.evaluate_cli import evaluate
-from mjledger.hand import HandState
-from mjledger.ledger import Ledger, store_path
-from mjledger.replay import Replay, hand_to_json, replay_bytes
+from mjledger.fold.hand import HandState
+from mjledger.fold.replay import Replay, hand_to_json, replay_bytes
+from mjledger.log.codec import read_log_bytes
+from mjledger.store.application import Ledger, store_path
 
 EXIT_REFUSED = 2
 
@@ -146,7 +146,7 @@ def _signed(amount: int) -> str:
 @refusals
 def schema_command() -> None:
     """Print the JSON Schema of the log format (one line of a log)."""
-    from mjledger.schema import log_line_schema
+    from mjledger.log.schema import log_line_schema
 
     print_json(log_line_schema())
 

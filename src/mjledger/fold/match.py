@@ -11,10 +11,12 @@ import attrs
 from attrs import frozen
 
 from mjledger._replace import replacer
-from mjledger.errors import RuleError
-from mjledger.events import WINDS, Event, HandStarted, MatchStarted, Wind
-from mjledger.hand import HandEvent, HandState, close_hand, evolve_hand
-from mjledger.house_rules import HouseRules, default_rules
+from mjledger.errors import RuleError, UnknownRulesetError
+from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
+from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
+from mjledger.rules.house import default_rules
+from mjledger.rules.protocol import HouseRules
+from mjledger.rules.registry import find_ruleset
 
 
 @frozen
@@ -79,8 +81,12 @@ def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
     if event.dealer not in event.players:
         raise refuse(f"dealer {event.dealer!r} is not at the table ({', '.join(event.players)})")
     wind: Wind = event.round_wind or "east"
-    if event.ruleset == "sichuan" and wind != "east":
-        raise refuse("round_wind is a Hong Kong context; Sichuan hands are always 'east'")
+    try:
+        ruleset = find_ruleset(event.ruleset)
+    except UnknownRulesetError as exc:
+        raise refuse(exc.problem) from None
+    if not ruleset.round_winds and wind != "east":
+        raise refuse(f"round_wind is not part of {ruleset.title} play; its hands are all 'east'")
     rules = event.rules or default_rules(event.ruleset)
     hand = HandState(
         ruleset=event.ruleset,
@@ -194,11 +200,8 @@ def rotate(state: MatchState, hand: HandState) -> MatchState:
     streak = hand.dealer_streak + 1 if dealer == hand.dealer else 0
     wind_index = state.wind_index
     over = False
-    if (
-        state.ruleset == "hongkong"
-        and not state.stand_alone
-        and dealer != hand.dealer
-        and dealer == state.first_dealer
+    if not state.stand_alone and find_ruleset(state.ruleset).round_ends(
+        hand, dealer, state.first_dealer
     ):
         if wind_index == len(WINDS) - 1:
             over = True

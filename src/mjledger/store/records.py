@@ -26,10 +26,10 @@ from attrs import field, frozen
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
-from mjledger.codec import CONVERTER, structure
 from mjledger.errors import StoreError
-from mjledger.events import EVENT_CLASSES
-from mjledger.store_events import STORE_EVENT_CLASSES
+from mjledger.log.codec import CONVERTER, structure
+from mjledger.log.events import EVENT_CLASSES
+from mjledger.store.events import STORE_EVENT_CLASSES
 
 GENESIS: Final = ""
 _META: Final = ("recorded_at", "digest")

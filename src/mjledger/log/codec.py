@@ -29,14 +29,16 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from mjledger.errors import FormatError, LogError
-from mjledger.events import (
+from mjledger.log.events import (
     EVENT_CLASSES,
     EVENT_TYPES,
     Event,
     MeldRecord,
     PlayerAtWallEnd,
+    RulesetName,
 )
-from mjledger.house_rules import HongKongRules, SichuanRules, rules_from_json, rules_to_json
+from mjledger.rules.house import rules_from_json, rules_to_json
+from mjledger.rules.registry import ruleset_names, rulesets
 
 T = TypeVar("T")
 
@@ -91,6 +93,18 @@ def _is_str_dict(t: Any) -> bool:
     return get_origin(t) is dict and get_args(t)[0] is str
 
 
+def _structure_ruleset_name(value: object, _t: Any) -> str:
+    names = ruleset_names()
+    if type(value) is not str or value not in names:
+        shown = ", ".join(json.dumps(n) for n in names)
+        raise FormatError(f"expected one of {shown}, not {_describe(value)}")
+    return value
+
+
+def _is_rules_class(t: Any) -> bool:
+    return any(t is r.rules_class for r in rulesets())
+
+
 def make_converter() -> cattrs.Converter:
     """The one converter for the log format, strict in and compact out.
 
@@ -130,8 +144,8 @@ def make_converter() -> cattrs.Converter:
             cls, make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True)
         )
 
-    conv.register_unstructure_hook(HongKongRules, rules_to_json)
-    conv.register_unstructure_hook(SichuanRules, rules_to_json)
+    conv.register_structure_hook(RulesetName, _structure_ruleset_name)
+    conv.register_unstructure_hook_func(_is_rules_class, rules_to_json)
 
     for event_class in EVENT_CLASSES:
         _register_event_class(conv, event_class)
@@ -202,7 +216,7 @@ RECORD_TYPES: Final[dict[str, type]] = {}
 
 
 def register_record_class(cls: type) -> None:
-    """Teach the converters a ledger-internal record class (see :mod:`mjledger.store_events`)."""
+    """Teach the converters a ledger-internal record class (see :mod:`mjledger.store.events`)."""
     _register_event_class(CONVERTER, cls)
     RECORD_TYPES[cls.TYPE] = cls  # type: ignore[attr-defined]
 

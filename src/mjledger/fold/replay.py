@@ -11,12 +11,13 @@ from typing import Any
 
 from attrs import frozen
 
-from mjledger.codec import parse_log, read_log_bytes
 from mjledger.errors import FormatError
-from mjledger.events import Event, HandStarted
-from mjledger.hand import HandState, net_of
-from mjledger.house_rules import HouseRules, rules_to_json
-from mjledger.match import MatchState, evolve, finish, start
+from mjledger.fold.hand import HandState, net_of
+from mjledger.fold.match import MatchState, evolve, finish, start
+from mjledger.log.codec import parse_log, read_log_bytes
+from mjledger.log.events import Event, HandStarted
+from mjledger.rules.house import rules_to_json
+from mjledger.rules.protocol import HouseRules
 
 
 @frozen
@@ -103,7 +104,7 @@ class Replayer:
 
 
 def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
-    """Fold numbered events (as :func:`mjledger.codec.parse_log` gives them) into a replay."""
+    """Fold numbered events (as :func:`mjledger.log.codec.parse_log` gives them) into a replay."""
     replayer = Replayer()
     for line, event in events:
         replayer.feed(line, event)

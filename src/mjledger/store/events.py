@@ -12,9 +12,9 @@ from typing import ClassVar, Final, Literal
 
 from attrs import frozen
 
-from mjledger.codec import register_record_class
-from mjledger.events import MatchStarted, Ruleset, Wind
-from mjledger.house_rules import HouseRules
+from mjledger.log.codec import register_record_class
+from mjledger.log.events import MatchStarted, RulesetName, Wind
+from mjledger.rules.protocol import HouseRules
 
 
 @frozen
@@ -45,7 +45,7 @@ class TableOpened:
     TYPE: ClassVar[str] = "table_opened"
     class_version: ClassVar[int] = 1
     table: str
-    ruleset: Ruleset
+    ruleset: RulesetName
     players: tuple[str, ...]
     rules: HouseRules
 
@@ -56,7 +56,7 @@ class RulesChanged:
 
     TYPE: ClassVar[str] = "rules_changed"
     class_version: ClassVar[int] = 1
-    ruleset: Ruleset
+    ruleset: RulesetName
     rules: HouseRules
 
 

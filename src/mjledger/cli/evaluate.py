@@ -10,25 +10,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
 import click
 from rich.console import Console
 from rich.table import Table
 
-from mjledger.decompose import arrangements, shapes_for, waits
 from mjledger.errors import MjledgerError, TileError
-from mjledger.fan_hongkong import HongKongFanOptions, evaluate_hongkong_win
-from mjledger.fan_sichuan import (
-    FanResult,
-    SichuanFanOptions,
-    evaluate_sichuan_wall,
-    evaluate_sichuan_win,
-)
-from mjledger.tiles import Meld, Tile, format_tiles, parse_tiles
+from mjledger.rules.protocol import Ruleset, WinContext
+from mjledger.rules.registry import DEFAULT_RULESET, find_ruleset, ruleset_names
+from mjledger.tiles.decompose import arrangements
+from mjledger.tiles.fan import FanResult
+from mjledger.tiles.notation import Meld, Tile, format_tiles, parse_tiles
 
 __all__ = ["evaluate", "parse_melds"]
-
-_SICHUAN_RULES = tuple(f.name for f in SichuanFanOptions.__attrs_attrs__)
-_HONGKONG_RULES = tuple(f.name for f in HongKongFanOptions.__attrs_attrs__)
 
 
 def parse_melds(text: str) -> tuple[Meld, ...]:
@@ -66,11 +60,28 @@ def _result_json(result: FanResult) -> dict[str, Any]:
     }
 
 
+def _known_ruleset(name: str) -> str:
+    if name not in ruleset_names():
+        raise click.BadParameter(f"{name!r} is not one of {', '.join(map(repr, ruleset_names()))}.")
+    return name
+
+
+def _optional_patterns(ruleset: Ruleset) -> tuple[str, ...]:
+    """The house rules ``--rule`` switches on: the extension options, in field order."""
+    return tuple(
+        f.name for f in attrs.fields(ruleset.rules_class) if f.name in ruleset.extension_keys
+    )
+
+
 @click.command("evaluate")
 @click.argument("tiles")
 @click.option("--melds", "melds_text", default="", help="e.g. pung:555p,concealed-kong:2222m")
 @click.option(
-    "--ruleset", type=click.Choice(["sichuan", "hongkong"]), default="sichuan", show_default=True
+    "--ruleset",
+    default=DEFAULT_RULESET,
+    show_default=True,
+    callback=lambda _ctx, _param, name: _known_ruleset(name),
+    help="A registered rule set (built in: sichuan, hongkong).",
 )
 @click.option("--winning-tile", help="The winning tile; TILES are then the rest of the hand.")
 @click.option("--self-drawn", is_flag=True, help="Won by self-draw (Hong Kong faan).")
@@ -120,38 +131,25 @@ def _report(
 ) -> dict[str, Any]:
     tiles = parse_tiles(tiles_text)
     melds = parse_melds(melds_text)
-    known = _SICHUAN_RULES if ruleset == "sichuan" else _HONGKONG_RULES
+    rule_set = find_ruleset(ruleset)
+    known = _optional_patterns(rule_set)
     for rule in rules:
         if rule not in known:
             raise TileError(f"unknown {ruleset} rule {rule!r}: expected one of {', '.join(known)}")
-    sichuan_options = SichuanFanOptions(**{r: True for r in rules if ruleset == "sichuan"})
-    hk_options = HongKongFanOptions(**{r: True for r in rules if ruleset == "hongkong"})
+    house_rules = rule_set.rules_class(**dict.fromkeys(rules, True))
+    context = WinContext(
+        self_drawn=self_drawn,
+        kong_bloom=kong_bloom,
+        kong_cannon=kong_cannon,
+        robbing_kong=robbing_kong,
+        last_tile=last_tile,
+        seat_wind=seat_wind,
+        round_wind=round_wind,
+        void_suit=void_suit,
+    )
 
-    def score(hand: tuple[Tile, ...], tile: Tile, *, situational: bool) -> FanResult:
-        if ruleset == "sichuan":
-            return evaluate_sichuan_win(
-                hand,
-                tile,
-                melds,
-                void_suit=void_suit,
-                kong_bloom=kong_bloom and situational,
-                kong_cannon=kong_cannon and situational,
-                robbing_kong=robbing_kong and situational,
-                last_tile=last_tile and situational,
-                options=sichuan_options,
-            )
-        return evaluate_hongkong_win(
-            hand,
-            tile,
-            melds,
-            self_drawn=self_drawn,
-            seat_wind=seat_wind,
-            round_wind=round_wind,
-            last_tile=last_tile,
-            kong_bloom=kong_bloom,
-            robbing_kong=robbing_kong,
-            options=hk_options,
-        )
+    def score(hand: tuple[Tile, ...], tile: Tile, context: WinContext) -> FanResult:
+        return rule_set.evaluate_win(house_rules, hand, tile, melds, context)
 
     report: dict[str, Any] = {
         "ruleset": ruleset,
@@ -163,8 +161,8 @@ def _report(
             hand, winning = tiles, Tile.parse(winning_tile)
         else:
             hand, winning = tiles[:-1], tiles[-1]
-        result = score(hand, winning, situational=True)
-        shapes = shapes_for(ruleset, seven_pairs=hk_options.seven_pairs)
+        result = score(hand, winning, context)
+        shapes = rule_set.shapes(house_rules)
         report |= {
             "mode": "win",
             "tiles": format_tiles(hand),
@@ -179,16 +177,13 @@ def _report(
             f"(a win) or {complete_size - 1} (a hand one tile short)"
         )
     report |= {"mode": "waits", "tiles": format_tiles(tiles)}
-    if ruleset == "sichuan":
-        status = evaluate_sichuan_wall(tiles, melds, void_suit=void_suit, options=sichuan_options)
-        candidates = status.waits
+    status = rule_set.evaluate_wall(house_rules, tiles, melds, void_suit)
+    if rule_set.void_suits:  # only where a hand can be a flower pig is the wall settled by it
         report |= {"flower_pig": status.flower_pig, "best_fan": status.best_fan}
-    else:
-        candidates = waits(tiles, melds, shapes_for("hongkong", seven_pairs=hk_options.seven_pairs))
-    report["ready"] = bool(candidates)
+    report["ready"] = status.ready
+    at_rest = context if rule_set.waits_with_add_ons else context.without_situation()
     report["waits"] = [
-        {"tile": str(tile), **_result_json(score(tiles, tile, situational=False))}
-        for tile in candidates
+        {"tile": str(tile), **_result_json(score(tiles, tile, at_rest))} for tile in status.waits
     ]
     return report
 

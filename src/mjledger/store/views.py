@@ -1,7 +1,7 @@
 """Read models fed from the ledger's notification log: running scores, dealer streaks, history.
 
 The views live in their own database beside the store (``mjledger.sqlite`` →
-``mjledger.views.sqlite``), because eventsourcing's SQLite tables have fixed names. They are
+``mjledger.store.views.sqlite``), because eventsourcing's SQLite tables have fixed names. They are
 driven by hand, not by ``ProjectionRunner`` (which needs subscriptions SQLite lacks): each
 catch-up reads the notifications after the view's tracking position, rewrites the rows of every
 hand those notifications touched, and writes the new tracking position in the same
@@ -26,13 +26,13 @@ from attrs import frozen
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
 
-from mjledger.events import HandStarted, MatchStarted
-from mjledger.house_rules import default_rules, rules_to_json
-from mjledger.records import Recorded
-from mjledger.store_events import HandClosed
+from mjledger.log.events import HandStarted, MatchStarted
+from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.store.events import HandClosed
+from mjledger.store.records import Recorded
 
 if TYPE_CHECKING:
-    from mjledger.ledger import Ledger
+    from mjledger.store.application import Ledger
 
 BATCH: Final = 500
 

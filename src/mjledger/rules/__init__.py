@@ -1,0 +1,28 @@
+"""The rules layer: what a rule set is (:mod:`.protocol`), which ones there are
+(:mod:`.registry`, :mod:`.builtin`), the values settlement is made of (:mod:`.state`), and one
+package per rule set (:mod:`.hongkong`, :mod:`.sichuan`). A new rule set is one more package,
+registered.
+"""
+
+from mjledger.rules.protocol import Ruleset, WinContext
+from mjledger.rules.registry import (
+    ENTRY_POINT_GROUP,
+    find_ruleset,
+    register_ruleset,
+    registered,
+    ruleset_names,
+    rulesets,
+    unregister_ruleset,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Ruleset",
+    "WinContext",
+    "find_ruleset",
+    "register_ruleset",
+    "registered",
+    "ruleset_names",
+    "rulesets",
+    "unregister_ruleset",
+]

@@ -1,0 +1,50 @@
+"""Hong Kong house rules: the one options object of the rule set, for money and tiles alike."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from attrs import field, frozen
+
+from mjledger._checks import int_between, one_of
+from mjledger.errors import FormatError
+from mjledger.rules.house import MAX_STAKE
+
+
+@frozen
+class HongKongRules:
+    """Hong Kong options: the fan-to-units table, stakes, minimum and limit, who pays a discard."""
+
+    table: Literal["half_spicy", "spicy"] = field(
+        default="half_spicy", validator=one_of("half_spicy", "spicy", what="house rule ")
+    )
+    points_per_unit: int = field(default=1, validator=int_between(1, MAX_STAKE, what="house rule "))
+    # rules.md: "min_fan (default 3, at most fan_limit)"; log-format.md: "integer 0–13".
+    min_fan: int = field(default=3, validator=int_between(0, 13, what="house rule "))
+    fan_limit: Literal[8, 10, 13] = field(
+        default=10, validator=one_of(10, 8, 13, what="house rule ")
+    )
+    discard_pays: Literal["double", "all"] = field(
+        default="double", validator=one_of("double", "all", what="house rule ")
+    )
+    # Extension (docs/rules.md, "Fan from tiles"): score seven pairs (七對, 4 faan) from tiles.
+    seven_pairs: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+
+    def __attrs_post_init__(self) -> None:
+        if self.min_fan > self.fan_limit:
+            raise FormatError(
+                f"house rule min_fan ({self.min_fan}) must be at most fan_limit ({self.fan_limit})"
+            )
+
+
+# Options mjledger adds to the contract (docs/rules.md, "Fan from tiles").
+EXTENSION_KEYS: Final = frozenset({"seven_pairs"})
+
+# What a format-1 stored match meant by leaving a key out (never edit: upcasting reads it).
+V1_DEFAULTS: Final[dict[str, object]] = {
+    "table": "half_spicy",
+    "points_per_unit": 1,
+    "min_fan": 3,
+    "fan_limit": 10,
+    "discard_pays": "double",
+}

@@ -1,0 +1,111 @@
+"""The Hong Kong rule set's hooks: a win ends the hand, kongs pay nothing, the deal passes when a
+non-dealer wins, and four rounds of wind make a match (rules.md, "Hong Kong")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from mjledger.errors import RuleError
+from mjledger.log.events import KongDeclared, WallExhausted
+from mjledger.rules.hongkong import scoring
+from mjledger.rules.hongkong.fan import HONGKONG_TABLE, evaluate_hongkong_win, shapes
+from mjledger.rules.hongkong.options import EXTENSION_KEYS, V1_DEFAULTS, HongKongRules
+from mjledger.rules.protocol import Payments, WinContext
+from mjledger.rules.state import HandState, OpenWins, Transfer
+from mjledger.tiles.decompose import Shapes, waits
+from mjledger.tiles.fan import FanResult, WallStatus
+from mjledger.tiles.notation import Meld, Tile
+
+
+class HongKong:
+    name: Final = "hongkong"
+    title: Final = "Hong Kong"
+    rules_class: Final = HongKongRules
+    extension_keys: Final = EXTENSION_KEYS
+    v1_defaults: Final = V1_DEFAULTS
+    fan_table: Final = HONGKONG_TABLE
+    void_suits: Final = False
+    waits_with_add_ons: Final = True
+    round_winds: Final = True
+
+    def shapes(self, rules: HongKongRules) -> Shapes:
+        return shapes(rules)
+
+    def evaluate_win(
+        self,
+        rules: HongKongRules,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+    ) -> FanResult:
+        return evaluate_hongkong_win(tiles, winning_tile, melds, context, rules)
+
+    def evaluate_wall(
+        self,
+        rules: HongKongRules,
+        tiles: Iterable[Tile],
+        melds: Sequence[Meld],
+        void_suit: str | None,
+    ) -> WallStatus:
+        found = waits(tiles, melds, shapes(rules))
+        return WallStatus(flower_pig=False, ready=bool(found), best_fan=None, waits=found)
+
+    def claimed_fan(
+        self, rules: HongKongRules, fan: int | None, limit: bool, *, has_tiles: bool
+    ) -> tuple[int | None, bool]:
+        if has_tiles or limit:
+            return fan, limit
+        if fan is None:
+            raise RuleError("a Hong Kong win needs 'fan' (or 'limit': true for a limit hand)")
+        if fan < rules.min_fan:
+            raise RuleError(f"fan {fan} is below the table minimum of {rules.min_fan}")
+        return fan, False
+
+    def minimum_fan(self, rules: HongKongRules) -> int:
+        return rules.min_fan
+
+    def win_payments(
+        self,
+        rules: HongKongRules,
+        hand: HandState,
+        context: WinContext,
+        fan: int | None,
+        limit: bool,
+    ) -> Payments:
+        share = scoring.hongkong_share(rules, fan, limit)
+        if context.discarder is not None:
+            return ((context.discarder, scoring.hongkong_discard_payment(rules, share)),)
+        return tuple((p, share) for p in hand.still_in if p != context.winner)
+
+    def hand_ends_after_win(self, hand: HandState) -> bool:
+        return True
+
+    def kong_payments(self, rules: HongKongRules, hand: HandState, event: KongDeclared) -> Payments:
+        return ()  # Hong Kong kongs pay nothing (they score as fan); still remembered
+
+    def kong_money_passing(
+        self, rules: HongKongRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
+    ) -> tuple[Transfer, ...]:
+        return ()
+
+    def settle_wall(
+        self, rules: HongKongRules, hand: HandState, event: WallExhausted, line: int | None
+    ) -> tuple[Transfer, ...]:
+        if event.remaining is not None:
+            raise RuleError("a Hong Kong wall_exhausted carries no 'remaining'")
+        return ()
+
+    def dealer_after(self, hand: HandState) -> str:
+        if not hand.winners or hand.winners[0] == hand.dealer:
+            return hand.dealer
+        return hand.players[(hand.players.index(hand.dealer) + 1) % 4]
+
+    def round_ends(self, hand: HandState, dealer: str, first_dealer: str | None) -> bool:
+        return dealer != hand.dealer and dealer == first_dealer
+
+
+HONGKONG: Final = HongKong()
+
+__all__ = ["HONGKONG", "HongKong"]

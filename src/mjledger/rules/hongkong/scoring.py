@@ -1,0 +1,34 @@
+"""Hong Kong payout arithmetic: the fan-to-units tables and small pure functions.
+
+Amounts are ``int`` throughout: the half-spicy table has ×1.5 steps, and a float anywhere would
+eventually lose a point.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from mjledger.rules.hongkong.options import HongKongRules
+
+# rules.md, "Hong Kong / Fan → units": one row per table, indexed by fan 0..13.
+UNITS: Final[dict[str, tuple[int, ...]]] = {
+    "half_spicy": (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384),
+    "spicy": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192),
+}
+
+
+def hongkong_counted_fan(rules: HongKongRules, fan: int | None, limit: bool) -> int:
+    """The fan a Hong Kong win is paid on: a limit hand is the limit; above it counts as it."""
+    if limit or fan is None:
+        return rules.fan_limit
+    return min(fan, rules.fan_limit)
+
+
+def hongkong_share(rules: HongKongRules, fan: int | None, limit: bool) -> int:
+    """One share = units (from the table in force) × points per unit."""
+    return UNITS[rules.table][hongkong_counted_fan(rules, fan, limit)] * rules.points_per_unit
+
+
+def hongkong_discard_payment(rules: HongKongRules, share: int) -> int:
+    """What the discarder alone pays: 2 shares, or 3 under pay-for-all."""
+    return share * (3 if rules.discard_pays == "all" else 2)

@@ -1,0 +1,54 @@
+"""House rules in general: the JSON form of any rule set's options, with defaults and ranges.
+
+A table fixes its house rules for a whole match (rules.md, "House rules"). Each rule set has one
+class holding its complete option sheet (``Ruleset.rules_class``): its field defaults are the
+defaults of log-format.md, and construction refuses anything out of range, so a rules object
+that exists is one the payout functions can trust. This module reads and writes any of them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import attrs
+
+from mjledger.errors import FormatError
+from mjledger.rules.registry import find_ruleset, ruleset_of
+
+MAX_STAKE: Final = 1_000_000
+
+
+def default_rules(ruleset: str) -> Any:
+    """The option sheet a table gets when its log names no house rules."""
+    return find_ruleset(ruleset).rules_class()
+
+
+def rules_from_json(ruleset: str, raw: object) -> Any:
+    """Validate a log's ``rules`` object against the ruleset's options; omitted keys default.
+
+    Values are checked strictly (a JSON ``true`` is not the integer 1, ``10.0`` is not 10),
+    because the contract forbids coercion and a silently coerced stake is lost money.
+    """
+    cls = find_ruleset(ruleset).rules_class
+    if not isinstance(raw, dict):
+        raise FormatError("rules must be a JSON object")
+    known = {a.name: a for a in attrs.fields(cls)}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise FormatError(
+            f"unknown house rule {unknown[0]!r} for {ruleset} (known: {', '.join(known)})"
+        )
+    for name, value in raw.items():
+        default = known[name].default
+        if type(value) is not type(default):
+            expected = {int: "an integer", str: "a string", bool: "true or false"}[type(default)]
+            raise FormatError(f"house rule {name!r} must be {expected}, not {json.dumps(value)}")
+    return cls(**raw)
+
+
+def rules_to_json(rules: Any) -> dict[str, object]:
+    """Every contract key present (as the replay output's ``rules`` requires), plus the
+    extension options that are switched on."""
+    extensions = ruleset_of(rules).extension_keys
+    return {k: v for k, v in attrs.asdict(rules).items() if k not in extensions or v is not False}

@@ -1,0 +1,165 @@
+"""What a rule set is: the data and the hooks the folds call (python-chess's variants, for
+mahjong). One object per rule set implements :class:`Ruleset`; the folds never ask which rule
+set they are folding, they ask it.
+
+A new table-rule variant is an option on a rule set's house-rules class read by one of these
+hooks: who pays a win (half gun, liability), whether the hand ends after a win (blood flow),
+what a kong pays and where kong money passes, the end-of-wall checks (table stakes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+
+from attrs import frozen
+
+from mjledger.tiles.decompose import Shapes
+from mjledger.tiles.fan import FanResult, PatternRow, WallStatus
+from mjledger.tiles.notation import Meld, Tile
+
+if TYPE_CHECKING:
+    from mjledger.log.events import KongDeclared, WallExhausted
+    from mjledger.rules.state import HandState, OpenWins, Transfer
+
+# A rule set's house-rules class: a frozen attrs class whose field defaults are the defaults of
+# log-format.md and whose construction refuses anything out of range (FormatError).
+HouseRules: TypeAlias = Any
+
+Payments: TypeAlias = tuple[tuple[str, int], ...]
+"""``(payer, amount)`` pairs; the payee is the one being paid (the winner, the kong's owner)."""
+
+
+@frozen
+class WinContext:
+    """How a win happened, beyond its tiles: one value instead of a list of keyword flags.
+
+    The fold derives it from the log (a kong just before, nobody discarded yet, ...); the
+    ``evaluate`` command builds it from its options. Each rule set reads what it scores.
+    """
+
+    winner: str | None = None
+    discarder: str | None = None  # who dealt in; None for a self-draw or a bare evaluation
+    self_drawn: bool = False
+    kong_bloom: bool = False  # self-drawn on the replacement tile of one's own kong
+    kong_cannon: bool = False  # won on the discard right after the discarder's kong
+    robbing_kong: bool = False
+    last_tile: bool = False
+    heavenly: bool = False  # first turn: the dealer's self-draw before any discard or kong
+    earthly: bool = False  # first turn: a non-dealer's self-draw before their first discard
+    seat_wind: str = "east"
+    round_wind: str = "east"
+    void_suit: str | None = None
+
+    def without_situation(self) -> WinContext:
+        """The same seat without how the tile came: what a wait scores (no add-ons)."""
+        return WinContext(
+            winner=self.winner,
+            discarder=self.discarder,
+            self_drawn=self.self_drawn,
+            seat_wind=self.seat_wind,
+            round_wind=self.round_wind,
+            void_suit=self.void_suit,
+        )
+
+
+NO_CONTEXT = WinContext()
+
+
+@frozen
+class WallFacts:
+    """What the end-of-wall checks need to know of one player still in."""
+
+    flower_pig: bool
+    ready: bool
+    best_fan: int = 0
+
+
+@runtime_checkable
+class Ruleset(Protocol):
+    """One rule set: its data, and the hooks the hand and match folds call.
+
+    Hooks that refuse raise :class:`~mjledger.errors.RuleError` with the problem only; the fold
+    adds the line and the event type.
+    """
+
+    name: str
+    """As a log writes it (``match_started.ruleset``)."""
+    title: str
+    """As a person reads it in a message ("Hong Kong")."""
+    rules_class: type[Any]
+    """The house rules: one options object used by settlement and tile evaluation alike."""
+    extension_keys: frozenset[str]
+    """House-rule keys mjledger adds beyond the contract, written out only when switched on."""
+    v1_defaults: Mapping[str, object]
+    """The defaults a format-1 stored ``match_started`` meant by leaving a key out."""
+    fan_table: tuple[PatternRow, ...]
+    void_suits: bool
+    """Whether players choose a void suit (``void_suit_chosen`` is part of play)."""
+    round_winds: bool
+    """Whether hands are played in a round wind that a stand-alone hand may name."""
+    waits_with_add_ons: bool
+    """Whether ``mjledger evaluate`` scores a hand's waits with the situational add-ons given
+    (Sichuan leaves them out: its best hand at an empty wall never counts them)."""
+
+    # --- tiles ------------------------------------------------------------------------------
+    def shapes(self, rules: HouseRules) -> Shapes: ...
+
+    def evaluate_win(
+        self,
+        rules: HouseRules,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+    ) -> FanResult: ...
+
+    def evaluate_wall(
+        self, rules: HouseRules, tiles: Iterable[Tile], melds: Sequence[Meld], void_suit: str | None
+    ) -> WallStatus: ...
+
+    # --- scoring a win --------------------------------------------------------------------
+    def claimed_fan(
+        self, rules: HouseRules, fan: int | None, limit: bool, *, has_tiles: bool
+    ) -> tuple[int | None, bool]:
+        """Check a win's claimed fan/limit (without tiles: the fan it is paid on)."""
+        ...
+
+    def minimum_fan(self, rules: HouseRules) -> int: ...
+
+    def win_payments(
+        self,
+        rules: HouseRules,
+        hand: HandState,
+        context: WinContext,
+        fan: int | None,
+        limit: bool,
+    ) -> Payments:
+        """Who pays a win, and how much each."""
+        ...
+
+    def hand_ends_after_win(self, hand: HandState) -> bool: ...
+
+    # --- kongs ----------------------------------------------------------------------------
+    def kong_payments(self, rules: HouseRules, hand: HandState, event: KongDeclared) -> Payments:
+        """What a kong collects at once (kept: it may still pass on or be refunded)."""
+        ...
+
+    def kong_money_passing(
+        self, rules: HouseRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
+    ) -> tuple[Transfer, ...]:
+        """When a run of wins on one discard closes: the discarder's kongs' money that passes."""
+        ...
+
+    # --- the end of a hand ----------------------------------------------------------------
+    def settle_wall(
+        self, rules: HouseRules, hand: HandState, event: WallExhausted, line: int | None
+    ) -> tuple[Transfer, ...]:
+        """The end-of-wall checks; refuses a ``remaining`` the rule set does not take."""
+        ...
+
+    def dealer_after(self, hand: HandState) -> str: ...
+
+    def round_ends(self, hand: HandState, dealer: str, first_dealer: str | None) -> bool:
+        """Whether the deal passing to ``dealer`` ends the round (the round wind moves on)."""
+        ...

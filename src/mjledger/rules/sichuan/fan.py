@@ -1,0 +1,208 @@
+"""Sichuan (blood battle) fan from tiles: one table, read top to bottom, and small functions.
+
+rules.md, "Fan from tiles", is normative: pattern fan add up; a row that contains another
+replaces it (``replaces`` below); +1 per 根 and per situational add-on; the fan of a hand is
+the highest over its arrangements. Codes are stable snake_case strings (also translation keys);
+the native name is what players at the table call the pattern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from mjledger.errors import TileError
+from mjledger.rules.protocol import NO_CONTEXT, WinContext
+from mjledger.rules.sichuan.options import SichuanRules
+from mjledger.tiles.decompose import SICHUAN, Arrangement, arrangements, counts_of, waits
+from mjledger.tiles.fan import FanResult, PatternRow, WallStatus, pattern_row, score_patterns
+from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
+
+__all__ = ["SICHUAN_TABLE", "evaluate_sichuan_wall", "evaluate_sichuan_win"]
+
+
+DEFAULT_RULES = SichuanRules()
+
+# The Sichuan table (rules.md "Fan from tiles"; optional rows from notes/fan-tables.md).
+SICHUAN_TABLE: tuple[PatternRow, ...] = (
+    pattern_row("plain", "平胡", 0),
+    pattern_row("all_pungs", "对对胡", 1),
+    pattern_row("full_flush", "清一色", 2),
+    pattern_row("seven_pairs", "七对", 2),
+    # Seven pairs holding four identical tiles; that quad is not also a 根 (a second quad is).
+    pattern_row("dragon_seven_pairs", "龙七对", 3, replaces=["seven_pairs"]),
+    # A single-tile wait after four melds.
+    pattern_row("golden_hook", "金钩钓", 2, replaces=["all_pungs"]),
+    # Four kongs and a pair; its kongs still count as 根.
+    pattern_row("eighteen_arhats", "十八罗汉", 6, replaces=["all_pungs", "golden_hook"]),
+    # Optional rows, off unless the house rule of the same name is on.
+    pattern_row("all_258_pungs", "将对", 3, replaces=["all_pungs"], option="all_258_pungs"),
+    pattern_row("terminals_in_all", "带幺九", 2, option="terminals_in_all"),
+    pattern_row("heavenly", "天胡", 5, option="heavenly"),
+    pattern_row("earthly", "地胡", 5, option="earthly"),
+    # Add-ons.
+    pattern_row("root", "根", 1, per=True),
+    pattern_row("kong_bloom", "杠上花", 1),
+    pattern_row("kong_cannon", "杠上炮", 1),
+    pattern_row("robbing_kong", "抢杠胡", 1),
+    pattern_row("last_tile", "海底", 1),
+)
+_SHAPES = frozenset(
+    {"all_pungs", "seven_pairs", "dragon_seven_pairs", "golden_hook", "eighteen_arhats"}
+)
+
+
+def _check_hand(
+    tiles: Sequence[Tile], melds: Sequence[Meld], void_suit: str | None, *, complete: bool
+) -> None:
+    """The refusals shared by wins and the empty-wall check, phrased for a person."""
+    if void_suit is not None and void_suit not in ("m", "p", "s"):
+        raise TileError(f"void suit {void_suit!r}: expected m, p or s")
+    for meld in melds:
+        if meld.kind == "chow":
+            raise TileError(f"Sichuan has no chows: chow meld {meld}")
+    everything = list(tiles) + [t for m in melds for t in m.tiles]
+    honours = [t for t in everything if t.is_honour]
+    if honours:
+        raise TileError(f"Sichuan has no honour tiles: {format_tiles(honours)}")
+    if len(melds) > 4:
+        raise TileError(f"{len(melds)} melds: a hand has at most four")
+    expected = (14 if complete else 13) - 3 * len(melds)
+    if len(tiles) != expected:
+        what = "a complete hand" if complete else "a hand one tile short"
+        raise TileError(
+            f"{len(tiles)} concealed tiles with {len(melds)} melds: {what} has {expected}"
+        )
+    counts_of(everything)
+
+
+def evaluate_sichuan_win(
+    tiles: Iterable[Tile],
+    winning_tile: Tile,
+    melds: Sequence[Meld] = (),
+    context: WinContext = NO_CONTEXT,
+    rules: SichuanRules = DEFAULT_RULES,
+) -> FanResult:
+    """The fan of a Sichuan win; ``tiles`` are the concealed tiles without the winning tile.
+
+    Refuses (``TileError``) a chow meld, honours, a fifth copy of a tile, a wrong tile count,
+    the void suit, more than two suits, and a hand that is not complete.
+    """
+    hand = (*tuple(tiles), winning_tile)
+    melds = tuple(melds)
+    void_suit = context.void_suit
+    _check_hand(hand, melds, void_suit, complete=True)
+    everything = list(hand) + [t for m in melds for t in m.tiles]
+    if void_suit is not None:
+        voids = [t for t in everything if t.suit == void_suit]
+        if voids:
+            raise TileError(
+                f"holds {format_tiles(voids)} of the void suit {void_suit}: "
+                "no win with the void suit"
+            )
+    suits = sorted({t.suit for t in everything})
+    if len(suits) > 2:
+        raise TileError(f"holds three suits ({', '.join(suits)}): a Sichuan win holds at most two")
+    situational = {
+        "kong_bloom": context.kong_bloom,
+        "kong_cannon": context.kong_cannon,
+        "robbing_kong": context.robbing_kong,
+        "last_tile": context.last_tile,
+        "heavenly": context.heavenly and rules.heavenly,
+        "earthly": context.earthly and rules.earthly,
+    }
+    best = _best(hand, melds, rules, situational)
+    if best is None:
+        shown = " ".join([*(f"[{m}]" for m in melds), format_tiles(hand[:-1])])
+        raise TileError(f"not a complete hand: {shown} + {winning_tile}")
+    return best
+
+
+def _best(
+    hand: Sequence[Tile],
+    melds: tuple[Meld, ...],
+    options: SichuanRules,
+    situational: dict[str, bool],
+) -> FanResult | None:
+    counts = counts_of([*hand, *(t for m in melds for t in m.tiles)])
+    concealed = counts_of(hand)
+    one_suit = len({t.suit for i, t in enumerate(TILES) if counts[i]}) == 1
+    roots = sum(1 for c in counts if c == 4)
+    best: FanResult | None = None
+    for arrangement in arrangements(hand, melds, SICHUAN):
+        detected = _detect(arrangement, concealed, options)
+        if one_suit:
+            detected["full_flush"] = 1
+        quads = roots - (1 if "dragon_seven_pairs" in detected else 0)
+        if quads:
+            detected["root"] = quads
+        for code, on in situational.items():
+            if on:
+                detected[code] = 1
+        patterns = score_patterns(SICHUAN_TABLE, detected)
+        result = FanResult(sum(p.fan for p in patterns), patterns, arrangement)
+        if best is None or result.fan > best.fan:
+            best = result
+    return best
+
+
+def _detect(
+    arrangement: Arrangement, concealed: Sequence[int], options: SichuanRules
+) -> dict[str, int]:
+    detected: dict[str, int] = {}
+    if arrangement.shape == "seven_pairs":
+        detected["seven_pairs"] = 1
+        if max(concealed) == 4:
+            detected["dragon_seven_pairs"] = 1
+    else:
+        sets = arrangement.all_sets
+        if all(s.kind != "chow" for s in sets):
+            detected["all_pungs"] = 1
+            if len(arrangement.melds) == 4:
+                detected["golden_hook"] = 1
+                if all(m.kind == "kong" for m in arrangement.melds):
+                    detected["eighteen_arhats"] = 1
+            if (
+                options.all_258_pungs
+                and all(s.first.rank in (2, 5, 8) for s in sets)
+                and arrangement.pairs[0].rank in (2, 5, 8)
+            ):
+                detected["all_258_pungs"] = 1
+        if (
+            options.terminals_in_all
+            and all(any(t.is_terminal for t in s.tiles) for s in sets)
+            and arrangement.pairs[0].is_terminal
+        ):
+            detected["terminals_in_all"] = 1
+    if not detected.keys() & _SHAPES:
+        detected["plain"] = 1
+    return detected
+
+
+def evaluate_sichuan_wall(
+    tiles: Iterable[Tile],
+    melds: Sequence[Meld] = (),
+    *,
+    void_suit: str | None,
+    rules: SichuanRules = DEFAULT_RULES,
+) -> WallStatus:
+    """Flower pig, readiness and best hand of a player still in when the wall runs out.
+
+    A pig is never ready. A wait that would not be a legal win (three suits when no void suit
+    is known) does not make the hand ready. ``best_fan`` counts pattern fan + 根 only.
+    """
+    hand = tuple(tiles)
+    melds = tuple(melds)
+    _check_hand(hand, melds, void_suit, complete=False)
+    everything = list(hand) + [t for m in melds for t in m.tiles]
+    if void_suit is not None and any(t.suit == void_suit for t in everything):
+        return WallStatus(flower_pig=True, ready=False, best_fan=None)
+    ready: list[Tile] = []
+    best: int | None = None
+    for tile in waits(hand, melds, SICHUAN):
+        try:
+            result = evaluate_sichuan_win(hand, tile, melds, WinContext(void_suit=void_suit), rules)
+        except TileError:
+            continue
+        ready.append(tile)
+        best = result.fan if best is None else max(best, result.fan)
+    return WallStatus(flower_pig=False, ready=bool(ready), best_fan=best, waits=tuple(ready))

@@ -1,0 +1,51 @@
+"""Sichuan house rules: the one options object of the rule set, for money and tiles alike."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from attrs import field, frozen
+
+from mjledger._checks import int_between, one_of
+from mjledger.rules.house import MAX_STAKE
+
+
+@frozen
+class SichuanRules:
+    """Sichuan blood-battle options: stake, fan cap, self-draw bonus and kong money passing."""
+
+    base: int = field(default=1, validator=int_between(1, MAX_STAKE, what="house rule "))
+    fan_cap: Literal[3, 4, 5, 6] = field(
+        default=4, validator=one_of(4, 3, 5, 6, what="house rule ")
+    )
+    self_draw_bonus: Literal["base", "fan", "none"] = field(
+        default="base", validator=one_of("base", "fan", "none", what="house rule ")
+    )
+    kong_money_passing: bool = field(
+        default=True, validator=one_of(True, False, what="house rule ")
+    )
+    kong_passing_split: Literal["split", "none"] = field(
+        default="split", validator=one_of("split", "none", what="house rule ")
+    )
+    # Extensions (docs/rules.md, "Fan from tiles"): optional patterns scored from tiles.
+    all_258_pungs: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    terminals_in_all: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    heavenly: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    earthly: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+
+    def enabled(self, option: str | None) -> bool:
+        """Whether a fan-table row switched on by house rule ``option`` is on (None: always)."""
+        return option is None or bool(getattr(self, option))
+
+
+# Options mjledger adds to the contract (docs/rules.md, "Fan from tiles").
+EXTENSION_KEYS: Final = frozenset({"all_258_pungs", "terminals_in_all", "heavenly", "earthly"})
+
+# What a format-1 stored match meant by leaving a key out (never edit: upcasting reads it).
+V1_DEFAULTS: Final[dict[str, object]] = {
+    "base": 1,
+    "fan_cap": 4,
+    "self_draw_bonus": "base",
+    "kong_money_passing": True,
+    "kong_passing_split": "split",
+}

@@ -1,0 +1,130 @@
+"""The Sichuan (blood battle) rule set's hooks: play goes on until three have won, kongs pay at
+once and their money may pass to a discard's winners, and the empty wall settles readiness
+(rules.md, "Sichuan")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from mjledger.errors import RuleError
+from mjledger.log.events import KongDeclared, WallExhausted
+from mjledger.rules.payout import next_in_turn, split_evenly
+from mjledger.rules.protocol import Payments, WinContext
+from mjledger.rules.sichuan import scoring, wall
+from mjledger.rules.sichuan.fan import SICHUAN_TABLE, evaluate_sichuan_wall, evaluate_sichuan_win
+from mjledger.rules.sichuan.options import EXTENSION_KEYS, V1_DEFAULTS, SichuanRules
+from mjledger.rules.state import HandState, OpenWins, Transfer
+from mjledger.tiles.decompose import SICHUAN as SICHUAN_SHAPES
+from mjledger.tiles.decompose import Shapes
+from mjledger.tiles.fan import FanResult, WallStatus
+from mjledger.tiles.notation import Meld, Tile
+
+
+class Sichuan:
+    name: Final = "sichuan"
+    title: Final = "Sichuan"
+    rules_class: Final = SichuanRules
+    extension_keys: Final = EXTENSION_KEYS
+    v1_defaults: Final = V1_DEFAULTS
+    fan_table: Final = SICHUAN_TABLE
+    void_suits: Final = True
+    waits_with_add_ons: Final = False
+    round_winds: Final = False
+
+    def shapes(self, rules: SichuanRules) -> Shapes:
+        return SICHUAN_SHAPES
+
+    def evaluate_win(
+        self,
+        rules: SichuanRules,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+    ) -> FanResult:
+        return evaluate_sichuan_win(tiles, winning_tile, melds, context, rules)
+
+    def evaluate_wall(
+        self,
+        rules: SichuanRules,
+        tiles: Iterable[Tile],
+        melds: Sequence[Meld],
+        void_suit: str | None,
+    ) -> WallStatus:
+        return evaluate_sichuan_wall(tiles, melds, void_suit=void_suit, rules=rules)
+
+    def claimed_fan(
+        self, rules: SichuanRules, fan: int | None, limit: bool, *, has_tiles: bool
+    ) -> tuple[int | None, bool]:
+        if limit:
+            raise RuleError("'limit' is a Hong Kong rule; a Sichuan win has no limit hand")
+        if fan is None and not has_tiles:
+            raise RuleError("a Sichuan win needs 'fan' (or its tiles)")
+        return fan, False
+
+    def minimum_fan(self, rules: SichuanRules) -> int:
+        return 0
+
+    def win_payments(
+        self,
+        rules: SichuanRules,
+        hand: HandState,
+        context: WinContext,
+        fan: int | None,
+        limit: bool,
+    ) -> Payments:
+        assert fan is not None
+        if context.discarder is not None:
+            return ((context.discarder, scoring.sichuan_win_amount(rules, fan)),)
+        amount = scoring.sichuan_self_draw_amount(rules, fan)
+        return tuple((p, amount) for p in hand.still_in if p != context.winner)
+
+    def hand_ends_after_win(self, hand: HandState) -> bool:
+        # Blood battle: play goes on until three players have won; the last cannot win alone.
+        return len(hand.winners) >= 3
+
+    def kong_payments(self, rules: SichuanRules, hand: HandState, event: KongDeclared) -> Payments:
+        amount = scoring.sichuan_kong_amount(rules, event.kind)
+        if event.from_ is not None:
+            return ((event.from_, amount),)
+        return tuple((p, amount) for p in hand.still_in if p != event.player)
+
+    def kong_money_passing(
+        self, rules: SichuanRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
+    ) -> tuple[Transfer, ...]:
+        """rules.md, "Kong money passing": the money of every kong the discarder declared since
+        their previous discard goes to the winner(s) of that discard; none on a robbing win."""
+        if (
+            run.robbing_kong
+            or not rules.kong_money_passing
+            or (len(run.winners) > 1 and rules.kong_passing_split == "none")
+        ):
+            return ()
+        amount = sum(hand.kongs[k].total for k in kongs)
+        winners = tuple(w for w, _ in run.winners)
+        lines = dict(run.winners)
+        first = next_in_turn(hand.players, run.discarder, winners)
+        return tuple(
+            Transfer(run.discarder, w, a, "kong_money_passed", lines[w])
+            for w, a in split_evenly(amount, winners, first)
+        )
+
+    def settle_wall(
+        self, rules: SichuanRules, hand: HandState, event: WallExhausted, line: int | None
+    ) -> tuple[Transfer, ...]:
+        return wall.settle_wall(rules, hand, event, line)
+
+    def dealer_after(self, hand: HandState) -> str:
+        if not hand.first_winners:
+            return hand.dealer
+        if len(hand.first_winners) == 1:
+            return hand.first_winners[0]
+        assert hand.first_discarder is not None
+        return hand.first_discarder
+
+    def round_ends(self, hand: HandState, dealer: str, first_dealer: str | None) -> bool:
+        return False
+
+
+SICHUAN: Final = Sichuan()

@@ -1,0 +1,117 @@
+"""Sichuan's end of the wall (rules.md, "When the wall runs out"): who is a flower pig, who is
+ready and how big their best hand is — asserted by the log, or derived from the tiles it shows —
+and the transfers that follow: flower pig, not ready, kong refund, in that order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from mjledger.errors import RuleError, TileError
+from mjledger.log.events import PlayerAtWallEnd, WallExhausted
+from mjledger.rules.protocol import WallFacts
+from mjledger.rules.sichuan import scoring
+from mjledger.rules.sichuan.fan import evaluate_sichuan_wall
+from mjledger.rules.sichuan.options import SichuanRules
+from mjledger.rules.state import HandState, Transfer
+from mjledger.rules.tiles import check_no_fifth_copy, melds_of, tiles_of_line
+from mjledger.tiles.notation import Tile, parse_tiles
+
+
+def settle_wall(
+    rules: SichuanRules, hand: HandState, event: WallExhausted, line: int | None
+) -> tuple[Transfer, ...]:
+    if event.remaining is None:
+        raise RuleError("a Sichuan wall_exhausted needs 'remaining' for every player still in")
+    still_in = hand.still_in
+    listed = set(event.remaining)
+    missing = [p for p in still_in if p not in listed]
+    extra = sorted(listed - set(still_in))
+    if extra:
+        who = extra[0]
+        why = "has already won" if who in hand.players else "is not at the table"
+        raise RuleError(f"'remaining' names {who!r}, who {why}")
+    if missing:
+        raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
+    try:
+        derived = derive_wall(rules, event.remaining, dict(hand.void_suits))
+    except TileError as exc:
+        raise RuleError(str(exc)) from None
+    states = {p: derived.get(p) or _asserted(event.remaining[p]) for p in still_in}
+    return wall_transfers(rules, hand, states, line)
+
+
+def _asserted(claim: PlayerAtWallEnd) -> WallFacts:
+    if claim.flower_pig:
+        return WallFacts(flower_pig=True, ready=False)
+    if claim.ready:
+        assert claim.best_fan is not None
+        return WallFacts(flower_pig=False, ready=True, best_fan=claim.best_fan)
+    return WallFacts(flower_pig=False, ready=False)
+
+
+def derive_wall(
+    rules: SichuanRules,
+    remaining: Mapping[str, PlayerAtWallEnd],
+    void_suits: Mapping[str, str],
+) -> dict[str, WallFacts]:
+    """Readiness, best fan and flower pig of each entry that shows its tiles.
+
+    Raises a TileError naming the player whose entry cannot be (or all entries together, for a
+    fifth copy of a tile across the line).
+    """
+    shown: list[Tile] = []
+    facts: dict[str, WallFacts] = {}
+    for player, entry in remaining.items():
+        if not entry.has_tiles:
+            continue
+        try:
+            melds = melds_of(entry.melds)
+            shown.extend(tiles_of_line(entry.tiles, None, melds))
+            suit = void_suits.get(player)
+            if suit is None:
+                raise TileError("has tiles but never logged void_suit_chosen this hand")
+            status = evaluate_sichuan_wall(
+                parse_tiles(entry.tiles or ""), melds, void_suit=suit, rules=rules
+            )
+        except TileError as exc:
+            raise TileError(f"remaining player {player!r}: {exc}") from None
+        facts[player] = WallFacts(status.flower_pig, status.ready, status.best_fan or 0)
+    check_no_fifth_copy(shown)
+    return facts
+
+
+def wall_transfers(
+    rules: SichuanRules, hand: HandState, states: dict[str, WallFacts], line: int | None
+) -> tuple[Transfer, ...]:
+    """rules.md, "When the wall runs out": flower pig, not ready, refund — in that order."""
+    out: list[Transfer] = []
+    pigs = [p for p, s in states.items() if s.flower_pig]
+    pig_amount = scoring.sichuan_flower_pig_amount(rules)
+    for pig in pigs:
+        out.extend(
+            Transfer(pig, other, pig_amount, "flower_pig", line)
+            for other in hand.players
+            if other not in pigs
+        )
+    ready = [p for p, s in states.items() if s.ready]
+    not_ready = [p for p, s in states.items() if not s.ready]
+    for payer in not_ready:
+        out.extend(
+            Transfer(
+                payer,
+                payee,
+                scoring.sichuan_not_ready_amount(rules, states[payee].best_fan),
+                "not_ready",
+                line,
+            )
+            for payee in ready
+        )
+    for payer in not_ready:
+        for k, kong in enumerate(hand.kongs):
+            if kong.player != payer or k in hand.passed:
+                continue
+            out.extend(
+                Transfer(payer, original, amount, "kong_refund", line)
+                for original, amount in kong.payments
+            )
+    return tuple(out)

@@ -1,0 +1,122 @@
+"""The values a hand's settlement is made of: transfers, kong payments, the hand so far.
+
+Rule sets read a :class:`HandState` and answer with payments and transfers; the hand fold
+(:mod:`mjledger.fold.hand`) builds the next state from their answers. Frozen values only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final, Literal, get_args
+
+from attrs import frozen
+
+from mjledger.log.events import Wind
+from mjledger.rules.protocol import HouseRules
+from mjledger.rules.registry import find_ruleset
+
+Reason = Literal[
+    "won_on_discard",
+    "self_drawn",
+    "kong_exposed",
+    "kong_added",
+    "kong_concealed",
+    "kong_money_passed",
+    "flower_pig",
+    "not_ready",
+    "kong_refund",
+]
+REASONS: Final[tuple[Reason, ...]] = get_args(Reason)
+Outcome = Literal["unfinished", "won", "void"]
+
+
+@frozen
+class Transfer:
+    """``amount`` points from ``payer`` to ``payee``, for ``reason``, caused by log ``line``."""
+
+    payer: str
+    payee: str
+    amount: int
+    reason: Reason
+    line: int | None = None
+
+
+@frozen
+class KongPayment:
+    """A Sichuan kong and what it collected, kept until the hand ends because that money may
+    still pass to a winner or be refunded at an empty wall."""
+
+    player: str
+    kind: str
+    line: int | None
+    payments: tuple[tuple[str, int], ...]
+
+    @property
+    def total(self) -> int:
+        return sum(amount for _, amount in self.payments)
+
+
+@frozen
+class OpenWins:
+    """Wins on one discard (or one robbed kong) not yet closed: more winners may follow."""
+
+    discarder: str
+    robbing_kong: bool
+    winners: tuple[tuple[str, int | None], ...]
+
+
+@frozen
+class HandState:
+    """Everything a hand's settlement depends on, after some prefix of its events."""
+
+    ruleset: str
+    rules: HouseRules
+    players: tuple[str, ...]
+    number: int
+    dealer: str
+    dealer_streak: int = 0
+    round_wind: Wind = "east"
+    winners: tuple[str, ...] = ()
+    transfers: tuple[Transfer, ...] = ()
+    void_suits: tuple[tuple[str, str], ...] = ()
+    kongs: tuple[KongPayment, ...] = ()
+    # Per player (in seat order): indices into ``kongs`` declared since that player's last discard.
+    kong_runs: tuple[tuple[int, ...], ...] = ((), (), (), ())
+    passed: frozenset[int] = frozenset()
+    open_wins: OpenWins | None = None
+    first_winners: tuple[str, ...] = ()
+    first_discarder: str | None = None
+    last_kong_by: str | None = None
+    # Who has discarded so far (a claimed discard counts): heavenly/earthly wins need it.
+    discarders: frozenset[str] = frozenset()
+    ended: bool = False
+    next_dealer: str | None = None
+
+    @property
+    def outcome(self) -> Outcome:
+        if not self.ended:
+            return "unfinished"
+        return "won" if self.winners else "void"
+
+    @property
+    def still_in(self) -> tuple[str, ...]:
+        return tuple(p for p in self.players if p not in self.winners)
+
+    def net(self) -> dict[str, int]:
+        """Each player's balance for this hand; sums to zero because it is built from transfers."""
+        return net_of(self.players, self.transfers)
+
+    def void_suit(self, player: str) -> str | None:
+        return dict(self.void_suits).get(player)
+
+    def dealer_after(self) -> str:
+        """Who deals next by the hand's own rule, ignoring the end of a match."""
+        return find_ruleset(self.ruleset).dealer_after(self)
+
+
+def net_of(players: Iterable[str], transfers: Iterable[Transfer]) -> dict[str, int]:
+    net = dict.fromkeys(players, 0)
+    for t in transfers:
+        net[t.payer] -= t.amount
+        net[t.payee] += t.amount
+    return net

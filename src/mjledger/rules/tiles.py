@@ -1,0 +1,63 @@
+"""Facts derived from tiles when a log carries them (log-format.md, "Tiles (optional)").
+
+A backend may assert a win's fan and, at an empty wall, who is ready and how big their best
+hand is; with tiles, mjledger derives those facts instead of trusting them. This module is the
+bridge between the log's records (compact strings, ``MeldRecord``) and a rule set's evaluator
+(:meth:`Ruleset.evaluate_win`): it reads the tiles a line shows and refuses what no wall holds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from mjledger.errors import TileError
+from mjledger.log.events import WINDS, MeldRecord, SelfDrawn, WonOnDiscard
+from mjledger.rules.protocol import HouseRules, Ruleset, WinContext
+from mjledger.tiles.fan import FanResult
+from mjledger.tiles.notation import Meld, Tile, format_tiles, parse_tiles
+
+
+def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
+    return tuple(
+        Meld.parse(record.kind, record.tiles, concealed=record.concealed)
+        for record in records or ()
+    )
+
+
+def tiles_of_line(tiles: str | None, winning: str | None, melds: tuple[Meld, ...]) -> list[Tile]:
+    shown = list(parse_tiles(tiles or ""))
+    if winning is not None:
+        shown.append(Tile.parse(winning))
+    for meld in melds:
+        shown.extend(meld.tiles)
+    return shown
+
+
+def check_no_fifth_copy(tiles: Iterable[Tile]) -> None:
+    """rules.md: a line that shows a tile more than four times is an error."""
+    counts = Counter(tiles)
+    over = sorted(t for t, n in counts.items() if n > 4)
+    if over:
+        raise TileError(
+            f"the line shows {format_tiles([over[0]])} {counts[over[0]]} times; "
+            "there are only four of each tile"
+        )
+
+
+def seat_wind(players: tuple[str, ...], dealer: str, player: str) -> str:
+    """The dealer sits east; the seats after the dealer in turn order are south, west, north."""
+    return WINDS[(players.index(player) - players.index(dealer)) % 4]
+
+
+def derive_win(
+    ruleset: Ruleset, rules: HouseRules, event: WonOnDiscard | SelfDrawn, context: WinContext
+) -> FanResult:
+    """The fan of a win that carries its tiles (TileError when the tiles cannot win)."""
+    if event.tiles is None or event.winning_tile is None:
+        raise TileError("a win with tiles needs both 'tiles' and 'winning_tile'")
+    melds = melds_of(event.melds)
+    check_no_fifth_copy(tiles_of_line(event.tiles, event.winning_tile, melds))
+    return ruleset.evaluate_win(
+        rules, parse_tiles(event.tiles), Tile.parse(event.winning_tile), melds, context
+    )

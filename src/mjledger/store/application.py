@@ -1,0 +1,748 @@
+"""The ledger store: matches, hands and tables as event-sourced streams (eventsourcing).
+
+Streams, each with a stable id derived from its name:
+
+* a **match** stream: ``match_started``, then one ``hand_closed`` per finished hand;
+* a **hand** stream per hand: a stand-alone ``hand_started`` (the hand's whole context, so the
+  stream replays on its own), then the hand's events exactly as a log writes them;
+* a **table** stream: ``table_opened``, ``rules_changed``, ``match_opened``.
+
+Every event goes through the same folds as ``mjledger replay`` before it is saved, and a hand's
+closing is saved in the same transaction as the event that closed it. Writers never lock:
+each append names the stream version it extends, and the database's primary key on
+``(stream, version)`` makes the loser of a race fail with :class:`ConcurrencyError`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Final, cast
+
+import attrs
+from attrs import frozen
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, Mapper
+
+from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
+from mjledger.fold.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
+from mjledger.fold.match import MatchState, evolve, open_hand, rotate, start
+from mjledger.fold.replay import Replay, Replayer, replay_events
+from mjledger.log.codec import dumps_event, parse_log
+from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted
+from mjledger.rules.house import default_rules, rules_from_json
+from mjledger.rules.protocol import HouseRules
+from mjledger.rules.registry import find_ruleset
+from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
+from mjledger.store.records import GENESIS, Recorded, RecordMapper, now, seal, stored_form, topic_of
+
+DEFAULT_STORE: Final = "mjledger.sqlite"
+STORE_ENV: Final = "MJLEDGER_STORE"
+_NAMESPACE: Final = uuid.UUID("6f1c3c1e-4b7e-5d1a-9a57-0d3f2f6f9b11")
+
+
+def match_stream(match_id: str) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"match/{match_id}")
+
+
+def hand_stream(match_id: str, number: int) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"hand/{match_id}/{number}")
+
+
+def table_stream(table_id: str) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"table/{table_id}")
+
+
+def store_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The store file: the given path, else ``$MJLEDGER_STORE``, else ``./mjledger.sqlite``."""
+    return Path(path if path is not None else os.environ.get(STORE_ENV) or DEFAULT_STORE)
+
+
+# --- stream states (pure folds over stored records) -------------------------------------------
+
+
+@frozen
+class MatchRecord:
+    """A match as its stream tells it: the table, the rotation, and each closed hand."""
+
+    version: int
+    digest: str
+    started: MatchStarted
+    state: MatchState
+    closed: tuple[HandClosed, ...] = ()
+    digests: tuple[str, ...] = ()  # the match stream's digest after each of its events
+    ends: tuple[int, ...] = ()  # export line of each closed hand's last event
+
+    def first_line(self, number: int) -> int:
+        """The export line of hand ``number``'s ``hand_started``."""
+        return (self.ends[number - 2] if number > 1 else 1) + 1
+
+    @property
+    def match_id(self) -> str:
+        assert self.started.match is not None
+        return self.started.match
+
+
+@frozen
+class HandRecord:
+    """A hand as its stream tells it; transfer lines are positions in the hand stream."""
+
+    version: int
+    digest: str
+    state: HandState
+    events: tuple[Event, ...] = ()
+
+
+@frozen
+class TableRecord:
+    version: int
+    digest: str
+    table: str
+    ruleset: str
+    players: tuple[str, ...]
+    rules: HouseRules
+    matches: tuple[str, ...] = ()
+
+
+def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> MatchRecord | None:
+    for r in stored:
+        event = r.event
+        if isinstance(event, MatchStarted):
+            record = MatchRecord(
+                version=r.originator_version,
+                digest=r.digest,
+                started=event,
+                state=start(event),
+                digests=(r.digest,),
+            )
+            continue
+        assert record is not None
+        assert isinstance(event, HandClosed)
+        state = attrs.evolve(
+            record.state,
+            first_dealer=record.state.first_dealer if event.number > 1 else event.dealer,
+            next_dealer=event.next_dealer,
+            next_streak=event.next_streak,
+            wind_index=WINDS.index(event.next_round_wind),
+            hands_started=event.number,
+            over=event.match_over,
+        )
+        record = MatchRecord(
+            version=r.originator_version,
+            digest=r.digest,
+            started=record.started,
+            state=state,
+            closed=(*record.closed, event),
+            digests=(*record.digests, r.digest),
+            ends=(*record.ends, (record.ends[-1] if record.ends else 1) + event.events),
+        )
+    return record
+
+
+def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandRecord | None:
+    for r in stored:
+        event = r.event
+        if record is None:
+            hand = start(event, r.originator_version).hand
+            assert hand is not None
+            record = HandRecord(r.originator_version, r.digest, hand, (event,))
+            continue
+        record = HandRecord(
+            r.originator_version,
+            r.digest,
+            evolve_hand(record.state, event, r.originator_version),
+            (*record.events, event),
+        )
+    return record
+
+
+def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> TableRecord | None:
+    for r in stored:
+        event = r.event
+        if isinstance(event, TableOpened):
+            record = TableRecord(
+                r.originator_version,
+                r.digest,
+                event.table,
+                event.ruleset,
+                event.players,
+                event.rules,
+            )
+        elif isinstance(event, RulesChanged):
+            assert record is not None
+            record = attrs.evolve(
+                record, version=r.originator_version, digest=r.digest, rules=event.rules
+            )
+        else:
+            assert record is not None
+            assert isinstance(event, MatchOpened)
+            record = attrs.evolve(
+                record,
+                version=r.originator_version,
+                digest=r.digest,
+                matches=(*record.matches, event.match),
+            )
+    return record
+
+
+def _projector(func: Any) -> Any:
+    """eventsourcing types projectors over its own aggregate protocol; ours fold records."""
+    return func
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+@frozen
+class RecordResult:
+    """What ``record`` did with a log: the match id and how many hands/events it wrote."""
+
+    match: str
+    status: str  # "recorded", "unchanged" or "resumed"
+    hands: int
+    events: int
+    id_assigned: bool = False
+
+
+def _shift(hand: HandState, offset: int) -> HandState:
+    """Hand-stream positions to line numbers of the match's export."""
+    return attrs.evolve(
+        hand,
+        transfers=tuple(
+            Transfer(t.payer, t.payee, t.amount, t.reason, (t.line or 0) + offset)
+            for t in hand.transfers
+        ),
+    )
+
+
+def _in_match_form(event: HandStarted) -> HandStarted:
+    return HandStarted(dealer=event.dealer)
+
+
+def _stand_alone_start(state: MatchState, hand: HandState) -> HandStarted:
+    """The hand's first stored event: the whole context, so its stream replays on its own."""
+    return HandStarted(
+        dealer=hand.dealer,
+        ruleset=state.ruleset,  # type: ignore[arg-type]
+        players=state.players,
+        rules=state.rules,
+        match=state.match_id,
+        number=hand.number,
+        dealer_streak=hand.dealer_streak,
+        round_wind=hand.round_wind if find_ruleset(state.ruleset).round_winds else None,
+    )
+
+
+def _closing(hand: HandState, rotated: MatchState, events: int, digest: str) -> HandClosed:
+    assert hand.outcome != "unfinished"
+    return HandClosed(
+        number=hand.number,
+        events=events,
+        hand_digest=digest,
+        dealer=hand.dealer,
+        dealer_streak=hand.dealer_streak,
+        round_wind=hand.round_wind,
+        outcome=hand.outcome,
+        winners=hand.winners,
+        net=hand.net(),
+        next_dealer=rotated.next_dealer,
+        next_streak=rotated.next_streak,
+        next_round_wind=rotated.round_wind,
+        match_over=rotated.over,
+    )
+
+
+class Ledger(Application[uuid.UUID]):
+    """The ledger: open it on a store, start matches and hands, record events, read payouts.
+
+    >>> ledger = Ledger("table7.sqlite")                       # doctest: +SKIP
+    >>> match = ledger.start_match(ruleset_name, ["ana", "bo", "cy", "di"])
+    >>> number = ledger.start_hand(match)
+    >>> ledger.record(match, number, KongDeclared(player="bo", kind="concealed"))
+    >>> ledger.settlement(match, number).net()
+
+    A ``Ledger`` is safe to share between the threads of one process; several processes may
+    open the same store.
+    """
+
+    name = "mjledger"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.path = store_path(path)
+        settings = {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(self.path),
+            "SQLITE_LOCK_TIMEOUT": "30",
+            "AGGREGATE_CACHE_MAXSIZE": "4096",
+            "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+        }
+        settings.update(env or {})
+        # Explicit settings win over the process environment (Application's default order is
+        # class env < os.environ < given env; we pass everything as the given env).
+        self._lock = threading.RLock()
+        super().__init__(env=settings)
+        self._views: Any = None
+
+    def construct_mapper(self) -> Mapper[uuid.UUID]:
+        return RecordMapper()
+
+    # --- reading streams ----------------------------------------------------------------------
+
+    def _get(self, stream: uuid.UUID, *, version: int | None = None, projector_func: Any) -> Any:
+        record = self.repository.get(stream, version=version, projector_func=projector_func)
+        if version is None and self.repository.cache is not None:
+            # eventsourcing fast-forwards a cached stream but does not cache the result: put it
+            # back, or every read re-folds all that was appended since the stream's first read
+            # (a long match recorded into an open Ledger became quadratic in its hands).
+            self.repository.cache.put(stream, record)
+        return record
+
+    def match(self, match_id: str) -> MatchRecord:
+        try:
+            record: MatchRecord = self._get(
+                match_stream(match_id), projector_func=_projector(project_match)
+            )
+        except AggregateNotFoundError:
+            raise StoreError(f"no match {match_id!r} in {self.path}") from None
+        return record
+
+    def has_match(self, match_id: str) -> bool:
+        return bool(self.recorder.select_events(match_stream(match_id), limit=1))
+
+    def hand(self, match_id: str, number: int, *, version: int | None = None) -> HandRecord:
+        """The hand's stream folded (up to ``version``, the state a dispute asks about)."""
+        try:
+            record: HandRecord = self._get(
+                hand_stream(match_id, number),
+                version=version,
+                projector_func=_projector(project_hand),
+            )
+        except AggregateNotFoundError:
+            raise StoreError(f"match {match_id!r} has no hand {number}") from None
+        return record
+
+    def hand_events(self, match_id: str, number: int) -> list[Event]:
+        """The hand's stored events, read without folding them (for export and audits)."""
+        return [cast(Recorded, r).event for r in self.events.get(hand_stream(match_id, number))]
+
+    def table(self, table_id: str) -> TableRecord:
+        try:
+            record: TableRecord = self._get(
+                table_stream(table_id), projector_func=_projector(project_table)
+            )
+        except AggregateNotFoundError:
+            raise StoreError(f"no table {table_id!r} in {self.path}") from None
+        return record
+
+    def hands_in(self, match_id: str) -> int:
+        """How many hands the match has started (closed ones plus one in progress, if any)."""
+        closed = len(self.match(match_id).closed)
+        started = self.recorder.select_events(hand_stream(match_id, closed + 1), limit=1)
+        return closed + (1 if started else 0)
+
+    # --- tables -------------------------------------------------------------------------------
+
+    def open_table(
+        self,
+        table_id: str,
+        ruleset: str,
+        players: Sequence[str],
+        rules: HouseRules | dict[str, Any] | None = None,
+    ) -> TableRecord:
+        event = MatchStarted(ruleset=ruleset, players=tuple(players))  # type: ignore[arg-type]
+        opened = TableOpened(
+            table=table_id,
+            ruleset=event.ruleset,
+            players=event.players,
+            rules=_rules(event.ruleset, rules),
+        )
+        self._save([seal(table_stream(table_id), 1, opened, GENESIS)], f"table {table_id!r}")
+        return self.table(table_id)
+
+    def change_rules(self, table_id: str, rules: HouseRules | dict[str, Any]) -> TableRecord:
+        """New house rules for the table's next match; a match in play keeps its own."""
+        table = self.table(table_id)
+        changed = RulesChanged(ruleset=table.ruleset, rules=_rules(table.ruleset, rules))  # type: ignore[arg-type]
+        self._save([seal(table_stream(table_id), table.version + 1, changed, table.digest)])
+        return self.table(table_id)
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def start_match(
+        self,
+        ruleset: str | None = None,
+        players: Sequence[str] | None = None,
+        rules: HouseRules | dict[str, Any] | None = None,
+        *,
+        match_id: str | None = None,
+        table: str | None = None,
+    ) -> str:
+        """Open a match (at a table, under the table's rules at this moment); returns its id."""
+        match_id = match_id or new_match_id()
+        saved: list[Recorded] = []
+        if table is not None:
+            t = self.table(table)
+            if ruleset not in (None, t.ruleset) or players not in (
+                None,
+                list(t.players),
+                t.players,
+            ):
+                raise StoreError(f"table {table!r} plays {t.ruleset} with {', '.join(t.players)}")
+            ruleset, players, rules = t.ruleset, t.players, rules or t.rules
+            saved.append(seal(table_stream(table), t.version + 1, MatchOpened(match_id), t.digest))
+        if ruleset is None or players is None:
+            raise StoreError("a match needs a ruleset and four players (or a table)")
+        try:
+            event = MatchStarted(
+                ruleset=ruleset,  # type: ignore[arg-type]
+                players=tuple(players),
+                match=match_id,
+                rules=_rules(ruleset, rules),
+            )
+        except MjledgerError as exc:
+            raise StoreError(f"cannot start match {match_id!r}: {exc}") from None
+        saved.insert(0, seal(match_stream(match_id), 1, event, GENESIS))
+        self._save(saved, f"match {match_id!r}")
+        return match_id
+
+    def start_hand(self, match_id: str, dealer: str | None = None) -> int:
+        """Open the match's next hand; ``dealer``, if given, must agree with the rotation."""
+        match = self.match(match_id)
+        number = len(match.closed) + 1
+        if self.recorder.select_events(hand_stream(match_id, number), limit=1):
+            raise StoreError(f"hand {number} of match {match_id!r} is still in progress")
+        state = open_hand(match.state, HandStarted(dealer=dealer), None)
+        assert state.hand is not None
+        first = _stand_alone_start(state, state.hand)
+        self._save([seal(hand_stream(match_id, number), 1, first, match.digest)])
+        return number
+
+    def record(
+        self,
+        match_id: str,
+        number: int,
+        event: HandEvent,
+        *,
+        expected_version: int | None = None,
+    ) -> int:
+        """Validate and append one event to a hand; returns the hand's new version.
+
+        A rejected event raises a :class:`RuleError` and nothing is stored. With
+        ``expected_version`` (the version the caller last read), an append that is no longer
+        on top of the stream raises :class:`ConcurrencyError`: reload and retry. Without it,
+        the event is appended on top of the stream as it is when the append lands.
+        """
+        if isinstance(event, (MatchStarted, HandStarted)):
+            raise RuleError(
+                "record() takes the events inside a hand; use start_match/start_hand",
+                event_type=type(event).TYPE,
+            )
+        hand = self.hand(match_id, number)
+        if expected_version is not None and expected_version != hand.version:
+            raise ConcurrencyError(
+                f"hand {number} of match {match_id!r} is at version {hand.version}, "
+                f"not {expected_version}: reload and retry"
+            )
+        version = hand.version + 1
+        match = self.match(match_id)
+        # Validated at the line it will have in the match's export, so an error names that line.
+        line = match.first_line(number) - 1 + version
+        state = evolve_hand(_shift(hand.state, match.first_line(number) - 1), event, line)
+        saved = [seal(hand_stream(match_id, number), version, event, hand.digest)]
+        if state.ended:
+            rotated = rotate(match.state, state)
+            closing = _closing(state, rotated, version, saved[0].digest)
+            saved.append(seal(match_stream(match_id), match.version + 1, closing, match.digest))
+        try:
+            self._save(saved)
+        except ConcurrencyError:
+            if expected_version is not None:
+                raise
+            # No version named: the event goes on top of what another writer appended first,
+            # validated again against that state (so it may now be refused), never dropped.
+            return self.record(match_id, number, event)
+        return version
+
+    def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
+        try:
+            # The event store directly: Application.save would only add a runtime protocol
+            # check per event and notification hooks this application does not use.
+            self.events.put(list(records))
+        except IntegrityError:
+            if exists is not None and records[0].originator_version == 1:
+                raise StoreError(f"{exists} already exists in {self.path}") from None
+            raise ConcurrencyError(
+                "another writer appended to the same stream first: reload and retry"
+            ) from None
+
+    # --- reading results ----------------------------------------------------------------------
+
+    def settlement(self, match_id: str, number: int) -> HandState:
+        """The hand as ``replay`` of the match's export reports it (lines, next dealer and all)."""
+        match = self.match(match_id)
+        hand = self.hand(match_id, number)
+        # An open run of wins is closed as the end of the export would close it, then hand-stream
+        # positions become export lines.
+        state = _shift(close_hand(hand.state), match.first_line(number) - 1)
+        if number <= len(match.closed):
+            return attrs.evolve(state, next_dealer=match.closed[number - 1].next_dealer)
+        return state
+
+    def hand_at(self, match_id: str, number: int, version: int) -> HandState:
+        """The hand after its first ``version`` events (1 is its ``hand_started``), as a dispute
+        asks about it: transfer lines are lines of the match's export, as in ``settlement``."""
+        stored = self.hand(match_id, number).version
+        if not 1 <= version <= stored:
+            raise StoreError(
+                f"hand {number} of match {match_id!r} has versions 1 to {stored}, not {version}"
+            )
+        state = self.hand(match_id, number, version=version).state
+        match = self.match(match_id)
+        return _shift(close_hand(state), match.first_line(number) - 1)
+
+    def export_events(self, match_id: str) -> Iterator[Event]:
+        """The match as log events: ``match_started``, then each hand's events in order."""
+        match = self.match(match_id)
+        started = match.started
+        yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
+        for number in range(1, self.hands_in(match_id) + 1):
+            events = self.hand_events(match_id, number)
+            first = events[0]
+            assert isinstance(first, HandStarted)
+            yield _in_match_form(first)
+            yield from events[1:]
+
+    def replay_match(self, match_id: str) -> Replay:
+        """Re-derive the whole match from its stored events, exactly as ``replay`` of its export
+        would (what an auditor re-checks), without writing or re-reading any JSON text."""
+        return replay_events(enumerate(self.export_events(match_id), 1))
+
+    def replay_all(self) -> dict[str, Replay]:
+        """Re-derive every match in the store in one pass over its notification log.
+
+        Each match comes out exactly as ``replay`` of its export gives it. One sequential read
+        serves all matches (a hand's events follow its ``hand_started``, and a match's hands
+        follow each other), instead of one query per hand.
+        """
+        replayers: dict[str, Replayer] = {}
+        lines: dict[str, int] = {}
+        match_of_stream: dict[uuid.UUID, str] = {}
+        for record in self._notifications():
+            event = record.event
+            if isinstance(event, MatchStarted):
+                match = event.match or ""
+                replayers[match] = Replayer()
+                lines[match] = 1
+                rules = event.rules or default_rules(event.ruleset)
+                replayers[match].feed(1, attrs.evolve(event, rules=rules))
+                continue
+            if isinstance(event, HandStarted):
+                match = event.match or ""
+                match_of_stream[record.originator_id] = match
+                event = _in_match_form(event)
+            elif record.originator_id in match_of_stream:
+                match = match_of_stream[record.originator_id]
+            else:
+                continue  # the match's own closings and the tables' records
+            lines[match] += 1
+            replayers[match].feed(lines[match], event)
+        return {match: replayer.result() for match, replayer in replayers.items()}
+
+    def _notifications(self, topics: Sequence[str] = ()) -> Iterator[Recorded]:
+        start = 1
+        while True:
+            batch = self.recorder.select_notifications(start, 2000, topics=topics)
+            for n in batch:
+                yield cast(Recorded, self.mapper.to_domain_event(n))
+            if len(batch) < 2000:
+                return
+            start = batch[-1].id + 1
+
+    def export(self, match_id: str) -> str:
+        """A canonical log: one event per line, no blank lines; it replays to the same result."""
+        return "".join(dumps_event(e) + "\n" for e in self.export_events(match_id))
+
+    def matches(self) -> list[str]:
+        """Every match id in the store, in the order they were started."""
+        topic = topic_of(MatchStarted)
+        return [r.event.match for r in self._notifications([topic])]
+
+    # --- whole logs ---------------------------------------------------------------------------
+
+    def record_log(
+        self, text: str, *, progress: Callable[[int, int], None] | None = None
+    ) -> RecordResult:
+        """Record a match log: validated whole first (nothing is written if any line is
+        rejected), then each hand in its own transaction, so a crash leaves whole hands only.
+
+        A match id already in the store is left unchanged when the log holds exactly its
+        stored events, continued when the stored events are a prefix of the log (an earlier
+        recording that stopped part way), and refused otherwise.
+        """
+        events = parse_log(text)
+        first = events[0][1]
+        if not isinstance(first, MatchStarted):
+            raise StoreError(
+                "record takes a match log (first line match_started); "
+                "a stand-alone hand can be replayed but not recorded"
+            )
+        assigned = first.match is None
+        match_id = first.match or new_match_id()
+        first = attrs.evolve(
+            first, match=match_id, rules=first.rules or default_rules(first.ruleset)
+        )
+        batches = list(_batches(first, events[1:]))  # validates every line; writes nothing
+        stored = self._stored_records(match_id)
+        if stored is not None:
+            return self._continue(match_id, batches, stored, progress)
+        for done, batch in enumerate(batches, 1):
+            self._save(batch, f"match {match_id!r}")
+            if progress is not None:
+                progress(done, len(batches))
+        return RecordResult(
+            match=match_id,
+            status="recorded",
+            hands=len(batches) - 1,
+            events=len(events),
+            id_assigned=assigned,
+        )
+
+    def _stored_records(self, match_id: str) -> dict[uuid.UUID, list[dict[str, Any]]] | None:
+        if not self.has_match(match_id):
+            return None
+        streams = [match_stream(match_id)] + [
+            hand_stream(match_id, n) for n in range(1, self.hands_in(match_id) + 1)
+        ]
+        return {
+            s: [
+                _comparable(cast(Recorded, self.mapper.to_domain_event(e)))
+                for e in self.recorder.select_events(s)
+            ]
+            for s in streams
+        }
+
+    def _continue(
+        self,
+        match_id: str,
+        batches: list[list[Recorded]],
+        stored: dict[uuid.UUID, list[dict[str, Any]]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RecordResult:
+        fresh: list[list[Recorded]] = []
+        seen = 0
+        for batch in batches:
+            todo = []
+            for r in batch:
+                have = stored.get(r.originator_id, [])
+                if r.originator_version <= len(have):
+                    if have[r.originator_version - 1] != _comparable(r):
+                        raise StoreError(
+                            f"match {match_id!r} is already recorded with different events "
+                            f"(first difference in {type(r.event).TYPE} at stream version "
+                            f"{r.originator_version})"
+                        )
+                    seen += 1
+                else:
+                    todo.append(r)
+            if todo:
+                fresh.append(todo)
+        if seen != sum(len(v) for v in stored.values()):
+            raise StoreError(
+                f"match {match_id!r} is already recorded with more events than this log holds"
+            )
+        for done, batch in enumerate(fresh, 1):
+            self._save(batch)
+            if progress is not None:
+                progress(done, len(fresh))
+        return RecordResult(
+            match=match_id,
+            status="resumed" if fresh else "unchanged",
+            hands=sum(1 for b in fresh if any(isinstance(r.event, HandStarted) for r in b)),
+            events=sum(1 for b in fresh for r in b if not isinstance(r.event, HandClosed)),
+        )
+
+    # --- projections --------------------------------------------------------------------------
+
+    @property
+    def views(self) -> Any:
+        """The read models (running scores, dealer streaks, match history), caught up on read."""
+        with self._lock:
+            if self._views is None:
+                from mjledger.store.views import open_views
+
+                self._views = open_views(self)
+            return self._views
+
+    def close(self) -> None:
+        if self._views is not None:
+            self._views.close()
+        super().close()
+
+
+def _comparable(record: Recorded) -> dict[str, Any]:
+    return stored_form(record.event)
+
+
+def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRules:
+    if rules is None:
+        return default_rules(ruleset)
+    if isinstance(rules, dict):
+        return rules_from_json(ruleset, rules)
+    expected = type(default_rules(ruleset))
+    if not isinstance(rules, expected):
+        raise StoreError(f"{ruleset} needs {expected.__name__}, not {type(rules).__name__}")
+    return rules
+
+
+def new_match_id() -> str:
+    return "m-" + uuid.uuid4().hex[:16]
+
+
+def _batches(first: MatchStarted, events: list[tuple[int, Event]]) -> Iterator[list[Recorded]]:
+    """The records of a match log, one batch per transaction: the match's start, then each
+    hand with its closing (a whole hand, or nothing, survives a crash).
+
+    Every event goes through the match fold here, so drawing all the batches is the log's
+    validation: a rejected line raises (naming its line) before anything is written.
+    """
+    stamp = now()
+    state = start(first, 1)
+    match_id = state.match_id or ""
+    m_stream = match_stream(match_id)
+    m_record = seal(m_stream, 1, first, GENESIS, stamp)
+    m_version, m_digest = 1, m_record.digest
+    yield [m_record]
+    batch: list[Recorded] = []
+    h_stream, h_version, h_digest = m_stream, 0, ""
+    for line, event in events:
+        state = evolve(state, event, line)
+        hand = state.hand
+        assert hand is not None
+        if isinstance(event, HandStarted):
+            if batch:
+                yield batch
+            h_stream = hand_stream(match_id, hand.number)
+            h_record = seal(h_stream, 1, _stand_alone_start(state, hand), m_digest, stamp)
+            h_version, h_digest, batch = 1, h_record.digest, [h_record]
+            continue
+        h_version += 1
+        record = seal(h_stream, h_version, event, h_digest, stamp)
+        h_digest = record.digest
+        batch.append(record)
+        if hand.ended:  # this event ended the hand: the fold has rotated the deal already
+            m_version += 1
+            closed = seal(
+                m_stream, m_version, _closing(hand, state, h_version, h_digest), m_digest, stamp
+            )
+            m_digest = closed.digest
+            batch.append(closed)
+    if batch:
+        yield batch
