@@ -26,7 +26,8 @@ TOY_LOG = "\n".join(
         '{"type": "discarded", "player": "ana"}',
         '{"type": "won_on_discard", "player": "cy", "from": "ana"}',
         '{"type": "hand_started"}',
-        '{"type": "self_drawn", "player": "bo", "tiles": "123m456m789m123p5p", "winning_tile": "5p"}',
+        '{"type": "self_drawn", "player": "bo",'
+        ' "tiles": "123m456m789m123p5p", "winning_tile": "5p"}',
         '{"type": "hand_started"}',
         '{"type": "wall_exhausted"}',
     ]
