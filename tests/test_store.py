@@ -551,7 +551,7 @@ def test_a_v1_match_started_row_written_by_hand_is_read_as_v2(
             (
                 match_stream("old").hex,
                 1,
-                "mjledger.log.events:MatchStarted",
+                "mjledger.events:MatchStarted",
                 json.dumps(v1 | state).encode("utf-8"),
             ),
         )

@@ -18,241 +18,60 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import Any, Final, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, cast
 
 import attrs
-from attrs import frozen
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Mapper
 
 from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
-from mjledger.fold.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
-from mjledger.fold.match import MatchState, evolve, open_hand, rotate, start
+from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
+from mjledger.fold.match import open_hand, rotate
 from mjledger.fold.replay import Replay, Replayer, replay_events
 from mjledger.log.codec import dumps_event, parse_log
-from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted
+from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
-from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
-from mjledger.store.records import GENESIS, Recorded, RecordMapper, now, seal, stored_form, topic_of
+from mjledger.store.importer import (
+    RecordResult,
+    batches_of_log,
+    closing_of,
+    comparable,
+    in_match_form,
+    new_match_id,
+    shift_lines,
+    stand_alone_start,
+)
+from mjledger.store.projectors import (
+    HandRecord,
+    MatchRecord,
+    TableRecord,
+    project_hand,
+    project_match,
+    project_table,
+    projector,
+)
+from mjledger.store.records import GENESIS, Recorded, RecordMapper, seal, topic_of
+from mjledger.store.streams import (
+    STORE_ENV,
+    hand_stream,
+    match_stream,
+    store_path,
+    table_stream,
+)
+from mjledger.store.views import LedgerViews, open_views
 
-DEFAULT_STORE: Final = "mjledger.sqlite"
-STORE_ENV: Final = "MJLEDGER_STORE"
-_NAMESPACE: Final = uuid.UUID("6f1c3c1e-4b7e-5d1a-9a57-0d3f2f6f9b11")
-
-
-def match_stream(match_id: str) -> uuid.UUID:
-    return uuid.uuid5(_NAMESPACE, f"match/{match_id}")
-
-
-def hand_stream(match_id: str, number: int) -> uuid.UUID:
-    return uuid.uuid5(_NAMESPACE, f"hand/{match_id}/{number}")
-
-
-def table_stream(table_id: str) -> uuid.UUID:
-    return uuid.uuid5(_NAMESPACE, f"table/{table_id}")
-
-
-def store_path(path: str | os.PathLike[str] | None = None) -> Path:
-    """The store file: the given path, else ``$MJLEDGER_STORE``, else ``./mjledger.sqlite``."""
-    return Path(path if path is not None else os.environ.get(STORE_ENV) or DEFAULT_STORE)
-
-
-# --- stream states (pure folds over stored records) -------------------------------------------
-
-
-@frozen
-class MatchRecord:
-    """A match as its stream tells it: the table, the rotation, and each closed hand."""
-
-    version: int
-    digest: str
-    started: MatchStarted
-    state: MatchState
-    closed: tuple[HandClosed, ...] = ()
-    digests: tuple[str, ...] = ()  # the match stream's digest after each of its events
-    ends: tuple[int, ...] = ()  # export line of each closed hand's last event
-
-    def first_line(self, number: int) -> int:
-        """The export line of hand ``number``'s ``hand_started``."""
-        return (self.ends[number - 2] if number > 1 else 1) + 1
-
-    @property
-    def match_id(self) -> str:
-        assert self.started.match is not None
-        return self.started.match
-
-
-@frozen
-class HandRecord:
-    """A hand as its stream tells it; transfer lines are positions in the hand stream."""
-
-    version: int
-    digest: str
-    state: HandState
-    events: tuple[Event, ...] = ()
-
-
-@frozen
-class TableRecord:
-    version: int
-    digest: str
-    table: str
-    ruleset: str
-    players: tuple[str, ...]
-    rules: HouseRules
-    matches: tuple[str, ...] = ()
-
-
-def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> MatchRecord | None:
-    for r in stored:
-        event = r.event
-        if isinstance(event, MatchStarted):
-            record = MatchRecord(
-                version=r.originator_version,
-                digest=r.digest,
-                started=event,
-                state=start(event),
-                digests=(r.digest,),
-            )
-            continue
-        assert record is not None
-        assert isinstance(event, HandClosed)
-        state = attrs.evolve(
-            record.state,
-            first_dealer=record.state.first_dealer if event.number > 1 else event.dealer,
-            next_dealer=event.next_dealer,
-            next_streak=event.next_streak,
-            wind_index=WINDS.index(event.next_round_wind),
-            hands_started=event.number,
-            over=event.match_over,
-        )
-        record = MatchRecord(
-            version=r.originator_version,
-            digest=r.digest,
-            started=record.started,
-            state=state,
-            closed=(*record.closed, event),
-            digests=(*record.digests, r.digest),
-            ends=(*record.ends, (record.ends[-1] if record.ends else 1) + event.events),
-        )
-    return record
-
-
-def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandRecord | None:
-    for r in stored:
-        event = r.event
-        if record is None:
-            hand = start(event, r.originator_version).hand
-            assert hand is not None
-            record = HandRecord(r.originator_version, r.digest, hand, (event,))
-            continue
-        record = HandRecord(
-            r.originator_version,
-            r.digest,
-            evolve_hand(record.state, event, r.originator_version),
-            (*record.events, event),
-        )
-    return record
-
-
-def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> TableRecord | None:
-    for r in stored:
-        event = r.event
-        if isinstance(event, TableOpened):
-            record = TableRecord(
-                r.originator_version,
-                r.digest,
-                event.table,
-                event.ruleset,
-                event.players,
-                event.rules,
-            )
-        elif isinstance(event, RulesChanged):
-            assert record is not None
-            record = attrs.evolve(
-                record, version=r.originator_version, digest=r.digest, rules=event.rules
-            )
-        else:
-            assert record is not None
-            assert isinstance(event, MatchOpened)
-            record = attrs.evolve(
-                record,
-                version=r.originator_version,
-                digest=r.digest,
-                matches=(*record.matches, event.match),
-            )
-    return record
-
-
-def _projector(func: Any) -> Any:
-    """eventsourcing types projectors over its own aggregate protocol; ours fold records."""
-    return func
-
-
-# --- results ------------------------------------------------------------------------------
-
-
-@frozen
-class RecordResult:
-    """What ``record`` did with a log: the match id and how many hands/events it wrote."""
-
-    match: str
-    status: str  # "recorded", "unchanged" or "resumed"
-    hands: int
-    events: int
-    id_assigned: bool = False
-
-
-def _shift(hand: HandState, offset: int) -> HandState:
-    """Hand-stream positions to line numbers of the match's export."""
-    return attrs.evolve(
-        hand,
-        transfers=tuple(
-            Transfer(t.payer, t.payee, t.amount, t.reason, (t.line or 0) + offset)
-            for t in hand.transfers
-        ),
-    )
-
-
-def _in_match_form(event: HandStarted) -> HandStarted:
-    return HandStarted(dealer=event.dealer)
-
-
-def _stand_alone_start(state: MatchState, hand: HandState) -> HandStarted:
-    """The hand's first stored event: the whole context, so its stream replays on its own."""
-    return HandStarted(
-        dealer=hand.dealer,
-        ruleset=state.ruleset,  # type: ignore[arg-type]
-        players=state.players,
-        rules=state.rules,
-        match=state.match_id,
-        number=hand.number,
-        dealer_streak=hand.dealer_streak,
-        round_wind=hand.round_wind if find_ruleset(state.ruleset).round_winds else None,
-    )
-
-
-def _closing(hand: HandState, rotated: MatchState, events: int, digest: str) -> HandClosed:
-    assert hand.outcome != "unfinished"
-    return HandClosed(
-        number=hand.number,
-        events=events,
-        hand_digest=digest,
-        dealer=hand.dealer,
-        dealer_streak=hand.dealer_streak,
-        round_wind=hand.round_wind,
-        outcome=hand.outcome,
-        winners=hand.winners,
-        net=hand.net(),
-        next_dealer=rotated.next_dealer,
-        next_streak=rotated.next_streak,
-        next_round_wind=rotated.round_wind,
-        match_over=rotated.over,
-    )
+__all__ = [
+    "STORE_ENV",
+    "Ledger",
+    "RecordResult",
+    "hand_stream",
+    "match_stream",
+    "store_path",
+    "table_stream",
+]
 
 
 class Ledger(Application[uuid.UUID]):
@@ -289,7 +108,7 @@ class Ledger(Application[uuid.UUID]):
         # class env < os.environ < given env; we pass everything as the given env).
         self._lock = threading.RLock()
         super().__init__(env=settings)
-        self._views: Any = None
+        self._views: LedgerViews | None = None
 
     def construct_mapper(self) -> Mapper[uuid.UUID]:
         return RecordMapper()
@@ -308,7 +127,7 @@ class Ledger(Application[uuid.UUID]):
     def match(self, match_id: str) -> MatchRecord:
         try:
             record: MatchRecord = self._get(
-                match_stream(match_id), projector_func=_projector(project_match)
+                match_stream(match_id), projector_func=projector(project_match)
             )
         except AggregateNotFoundError:
             raise StoreError(f"no match {match_id!r} in {self.path}") from None
@@ -323,7 +142,7 @@ class Ledger(Application[uuid.UUID]):
             record: HandRecord = self._get(
                 hand_stream(match_id, number),
                 version=version,
-                projector_func=_projector(project_hand),
+                projector_func=projector(project_hand),
             )
         except AggregateNotFoundError:
             raise StoreError(f"match {match_id!r} has no hand {number}") from None
@@ -336,7 +155,7 @@ class Ledger(Application[uuid.UUID]):
     def table(self, table_id: str) -> TableRecord:
         try:
             record: TableRecord = self._get(
-                table_stream(table_id), projector_func=_projector(project_table)
+                table_stream(table_id), projector_func=projector(project_table)
             )
         except AggregateNotFoundError:
             raise StoreError(f"no table {table_id!r} in {self.path}") from None
@@ -421,7 +240,7 @@ class Ledger(Application[uuid.UUID]):
             raise StoreError(f"hand {number} of match {match_id!r} is still in progress")
         state = open_hand(match.state, HandStarted(dealer=dealer), None)
         assert state.hand is not None
-        first = _stand_alone_start(state, state.hand)
+        first = stand_alone_start(state, state.hand)
         self._save([seal(hand_stream(match_id, number), 1, first, match.digest)])
         return number
 
@@ -455,11 +274,11 @@ class Ledger(Application[uuid.UUID]):
         match = self.match(match_id)
         # Validated at the line it will have in the match's export, so an error names that line.
         line = match.first_line(number) - 1 + version
-        state = evolve_hand(_shift(hand.state, match.first_line(number) - 1), event, line)
+        state = evolve_hand(shift_lines(hand.state, match.first_line(number) - 1), event, line)
         saved = [seal(hand_stream(match_id, number), version, event, hand.digest)]
         if state.ended:
             rotated = rotate(match.state, state)
-            closing = _closing(state, rotated, version, saved[0].digest)
+            closing = closing_of(state, rotated, version, saved[0].digest)
             saved.append(seal(match_stream(match_id), match.version + 1, closing, match.digest))
         try:
             self._save(saved)
@@ -491,7 +310,7 @@ class Ledger(Application[uuid.UUID]):
         hand = self.hand(match_id, number)
         # An open run of wins is closed as the end of the export would close it, then hand-stream
         # positions become export lines.
-        state = _shift(close_hand(hand.state), match.first_line(number) - 1)
+        state = shift_lines(close_hand(hand.state), match.first_line(number) - 1)
         if number <= len(match.closed):
             return attrs.evolve(state, next_dealer=match.closed[number - 1].next_dealer)
         return state
@@ -506,7 +325,7 @@ class Ledger(Application[uuid.UUID]):
             )
         state = self.hand(match_id, number, version=version).state
         match = self.match(match_id)
-        return _shift(close_hand(state), match.first_line(number) - 1)
+        return shift_lines(close_hand(state), match.first_line(number) - 1)
 
     def export_events(self, match_id: str) -> Iterator[Event]:
         """The match as log events: ``match_started``, then each hand's events in order."""
@@ -517,7 +336,7 @@ class Ledger(Application[uuid.UUID]):
             events = self.hand_events(match_id, number)
             first = events[0]
             assert isinstance(first, HandStarted)
-            yield _in_match_form(first)
+            yield in_match_form(first)
             yield from events[1:]
 
     def replay_match(self, match_id: str) -> Replay:
@@ -547,7 +366,7 @@ class Ledger(Application[uuid.UUID]):
             if isinstance(event, HandStarted):
                 match = event.match or ""
                 match_of_stream[record.originator_id] = match
-                event = _in_match_form(event)
+                event = in_match_form(event)
             elif record.originator_id in match_of_stream:
                 match = match_of_stream[record.originator_id]
             else:
@@ -599,7 +418,7 @@ class Ledger(Application[uuid.UUID]):
         first = attrs.evolve(
             first, match=match_id, rules=first.rules or default_rules(first.ruleset)
         )
-        batches = list(_batches(first, events[1:]))  # validates every line; writes nothing
+        batches = list(batches_of_log(first, events[1:]))  # validates every line; writes nothing
         stored = self._stored_records(match_id)
         if stored is not None:
             return self._continue(match_id, batches, stored, progress)
@@ -623,7 +442,7 @@ class Ledger(Application[uuid.UUID]):
         ]
         return {
             s: [
-                _comparable(cast(Recorded, self.mapper.to_domain_event(e)))
+                comparable(cast(Recorded, self.mapper.to_domain_event(e)))
                 for e in self.recorder.select_events(s)
             ]
             for s in streams
@@ -643,7 +462,7 @@ class Ledger(Application[uuid.UUID]):
             for r in batch:
                 have = stored.get(r.originator_id, [])
                 if r.originator_version <= len(have):
-                    if have[r.originator_version - 1] != _comparable(r):
+                    if have[r.originator_version - 1] != comparable(r):
                         raise StoreError(
                             f"match {match_id!r} is already recorded with different events "
                             f"(first difference in {type(r.event).TYPE} at stream version "
@@ -672,12 +491,10 @@ class Ledger(Application[uuid.UUID]):
     # --- projections --------------------------------------------------------------------------
 
     @property
-    def views(self) -> Any:
+    def views(self) -> LedgerViews:
         """The read models (running scores, dealer streaks, match history), caught up on read."""
         with self._lock:
             if self._views is None:
-                from mjledger.store.views import open_views
-
                 self._views = open_views(self)
             return self._views
 
@@ -685,10 +502,6 @@ class Ledger(Application[uuid.UUID]):
         if self._views is not None:
             self._views.close()
         super().close()
-
-
-def _comparable(record: Recorded) -> dict[str, Any]:
-    return stored_form(record.event)
 
 
 def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRules:
@@ -700,49 +513,3 @@ def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRule
     if not isinstance(rules, expected):
         raise StoreError(f"{ruleset} needs {expected.__name__}, not {type(rules).__name__}")
     return rules
-
-
-def new_match_id() -> str:
-    return "m-" + uuid.uuid4().hex[:16]
-
-
-def _batches(first: MatchStarted, events: list[tuple[int, Event]]) -> Iterator[list[Recorded]]:
-    """The records of a match log, one batch per transaction: the match's start, then each
-    hand with its closing (a whole hand, or nothing, survives a crash).
-
-    Every event goes through the match fold here, so drawing all the batches is the log's
-    validation: a rejected line raises (naming its line) before anything is written.
-    """
-    stamp = now()
-    state = start(first, 1)
-    match_id = state.match_id or ""
-    m_stream = match_stream(match_id)
-    m_record = seal(m_stream, 1, first, GENESIS, stamp)
-    m_version, m_digest = 1, m_record.digest
-    yield [m_record]
-    batch: list[Recorded] = []
-    h_stream, h_version, h_digest = m_stream, 0, ""
-    for line, event in events:
-        state = evolve(state, event, line)
-        hand = state.hand
-        assert hand is not None
-        if isinstance(event, HandStarted):
-            if batch:
-                yield batch
-            h_stream = hand_stream(match_id, hand.number)
-            h_record = seal(h_stream, 1, _stand_alone_start(state, hand), m_digest, stamp)
-            h_version, h_digest, batch = 1, h_record.digest, [h_record]
-            continue
-        h_version += 1
-        record = seal(h_stream, h_version, event, h_digest, stamp)
-        h_digest = record.digest
-        batch.append(record)
-        if hand.ended:  # this event ended the hand: the fold has rotated the deal already
-            m_version += 1
-            closed = seal(
-                m_stream, m_version, _closing(hand, state, h_version, h_digest), m_digest, stamp
-            )
-            m_digest = closed.digest
-            batch.append(closed)
-    if batch:
-        yield batch

@@ -1,7 +1,7 @@
 """Read models fed from the ledger's notification log: running scores, dealer streaks, history.
 
 The views live in their own database beside the store (``mjledger.sqlite`` →
-``mjledger.store.views.sqlite``), because eventsourcing's SQLite tables have fixed names. They are
+``mjledger.views.sqlite``), because eventsourcing's SQLite tables have fixed names. They are
 driven by hand, not by ``ProjectionRunner`` (which needs subscriptions SQLite lacks): each
 catch-up reads the notifications after the view's tracking position, rewrites the rows of every
 hand those notifications touched, and writes the new tracking position in the same
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 from attrs import frozen
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
@@ -31,8 +31,18 @@ from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.events import HandClosed
 from mjledger.store.records import Recorded
 
-if TYPE_CHECKING:
-    from mjledger.store.application import Ledger
+
+class LedgerSource(Protocol):
+    """What the views read of a ledger: its notification log and its settled hands. (A
+    protocol, so that the views never import the application that opens them.)"""
+
+    name: str
+    path: Path
+    recorder: Any
+    mapper: Any
+
+    def settlement(self, match_id: str, number: int) -> Any: ...
+
 
 BATCH: Final = 500
 
@@ -154,7 +164,7 @@ class CurrentDealer:
 class LedgerViews(SQLiteTrackingRecorder):
     """The materialised views of one ledger, with their tracking position."""
 
-    def __init__(self, datastore: SQLiteDatastore, ledger: Ledger):
+    def __init__(self, datastore: SQLiteDatastore, ledger: LedgerSource):
         self.ledger = ledger
         self._catch_up_lock = threading.Lock()
         super().__init__(datastore)
@@ -325,6 +335,6 @@ def views_path(store: Path) -> Path:
     return store.with_name(f"{store.stem}.views{store.suffix or '.sqlite'}")
 
 
-def open_views(ledger: Ledger) -> LedgerViews:
+def open_views(ledger: LedgerSource) -> LedgerViews:
     datastore = SQLiteDatastore(db_name=str(views_path(ledger.path)), lock_timeout=30)
     return LedgerViews(datastore, ledger)

@@ -1,0 +1,146 @@
+"""Stream states as pure folds over stored records: a match, a hand, a table as their streams
+tell them (eventsourcing's projector functions, over :class:`Recorded` envelopes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+from attrs import frozen
+
+from mjledger.fold.hand import HandState, evolve_hand
+from mjledger.fold.match import MatchState, start
+from mjledger.log.events import WINDS, Event, MatchStarted
+from mjledger.rules.protocol import HouseRules
+from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
+from mjledger.store.records import Recorded
+
+
+@frozen
+class MatchRecord:
+    """A match as its stream tells it: the table, the rotation, and each closed hand."""
+
+    version: int
+    digest: str
+    started: MatchStarted
+    state: MatchState
+    closed: tuple[HandClosed, ...] = ()
+    digests: tuple[str, ...] = ()  # the match stream's digest after each of its events
+    ends: tuple[int, ...] = ()  # export line of each closed hand's last event
+
+    def first_line(self, number: int) -> int:
+        """The export line of hand ``number``'s ``hand_started``."""
+        return (self.ends[number - 2] if number > 1 else 1) + 1
+
+    @property
+    def match_id(self) -> str:
+        assert self.started.match is not None
+        return self.started.match
+
+
+@frozen
+class HandRecord:
+    """A hand as its stream tells it; transfer lines are positions in the hand stream."""
+
+    version: int
+    digest: str
+    state: HandState
+    events: tuple[Event, ...] = ()
+
+
+@frozen
+class TableRecord:
+    version: int
+    digest: str
+    table: str
+    ruleset: str
+    players: tuple[str, ...]
+    rules: HouseRules
+    matches: tuple[str, ...] = ()
+
+
+def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> MatchRecord | None:
+    for r in stored:
+        event = r.event
+        if isinstance(event, MatchStarted):
+            record = MatchRecord(
+                version=r.originator_version,
+                digest=r.digest,
+                started=event,
+                state=start(event),
+                digests=(r.digest,),
+            )
+            continue
+        assert record is not None
+        assert isinstance(event, HandClosed)
+        state = attrs.evolve(
+            record.state,
+            first_dealer=record.state.first_dealer if event.number > 1 else event.dealer,
+            next_dealer=event.next_dealer,
+            next_streak=event.next_streak,
+            wind_index=WINDS.index(event.next_round_wind),
+            hands_started=event.number,
+            over=event.match_over,
+        )
+        record = MatchRecord(
+            version=r.originator_version,
+            digest=r.digest,
+            started=record.started,
+            state=state,
+            closed=(*record.closed, event),
+            digests=(*record.digests, r.digest),
+            ends=(*record.ends, (record.ends[-1] if record.ends else 1) + event.events),
+        )
+    return record
+
+
+def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandRecord | None:
+    for r in stored:
+        event = r.event
+        if record is None:
+            hand = start(event, r.originator_version).hand
+            assert hand is not None
+            record = HandRecord(r.originator_version, r.digest, hand, (event,))
+            continue
+        record = HandRecord(
+            r.originator_version,
+            r.digest,
+            evolve_hand(record.state, event, r.originator_version),
+            (*record.events, event),
+        )
+    return record
+
+
+def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> TableRecord | None:
+    for r in stored:
+        event = r.event
+        if isinstance(event, TableOpened):
+            record = TableRecord(
+                r.originator_version,
+                r.digest,
+                event.table,
+                event.ruleset,
+                event.players,
+                event.rules,
+            )
+        elif isinstance(event, RulesChanged):
+            assert record is not None
+            record = attrs.evolve(
+                record, version=r.originator_version, digest=r.digest, rules=event.rules
+            )
+        else:
+            assert record is not None
+            assert isinstance(event, MatchOpened)
+            record = attrs.evolve(
+                record,
+                version=r.originator_version,
+                digest=r.digest,
+                matches=(*record.matches, event.match),
+            )
+    return record
+
+
+def projector(func: Any) -> Any:
+    """eventsourcing types projectors over its own aggregate protocol; ours fold records."""
+    return func
