@@ -19,7 +19,8 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, cast
+from pathlib import Path
+from typing import Any, Final, cast
 
 import attrs
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -63,7 +64,15 @@ from mjledger.store.streams import (
 )
 from mjledger.store.views import LedgerViews, open_views
 
+# Persistence modules a Ledger can run on, by name (eventsourcing's PERSISTENCE_MODULE). A
+# second database (PostgreSQL) is one more entry here, plus its views' datastore.
+PERSISTENCE: Final[dict[str, str]] = {
+    "sqlite": "eventsourcing.sqlite",
+    "memory": "eventsourcing.popo",
+}
+
 __all__ = [
+    "PERSISTENCE",
     "STORE_ENV",
     "Ledger",
     "RecordResult",
@@ -93,11 +102,19 @@ class Ledger(Application[uuid.UUID]):
         self,
         path: str | os.PathLike[str] | None = None,
         *,
+        persistence: str = "sqlite",
         env: dict[str, str] | None = None,
     ) -> None:
-        self.path = store_path(path)
+        """Open the store at ``path`` with a persistence module of :data:`PERSISTENCE`
+        (``"memory"``: eventsourcing's in-memory recorders, nothing written to disk)."""
+        if persistence not in PERSISTENCE:
+            raise StoreError(
+                f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})"
+            )
+        self.persistence = persistence
+        self.path = store_path(path) if persistence != "memory" else Path(":memory:")
         settings = {
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "PERSISTENCE_MODULE": PERSISTENCE[persistence],
             "SQLITE_DBNAME": str(self.path),
             "SQLITE_LOCK_TIMEOUT": "30",
             "AGGREGATE_CACHE_MAXSIZE": "4096",

@@ -336,5 +336,8 @@ def views_path(store: Path) -> Path:
 
 
 def open_views(ledger: LedgerSource) -> LedgerViews:
-    datastore = SQLiteDatastore(db_name=str(views_path(ledger.path)), lock_timeout=30)
+    """The views beside the store; an in-memory ledger keeps them in an in-memory database."""
+    in_memory = str(ledger.path) == ":memory:"
+    name = ":memory:" if in_memory else str(views_path(ledger.path))
+    datastore = SQLiteDatastore(db_name=name, lock_timeout=30)
     return LedgerViews(datastore, ledger)

@@ -14,8 +14,7 @@ from mjledger.errors import TileError
 from mjledger.fan_hongkong import HONGKONG_TABLE, FanResult, evaluate_hongkong_win, wind_tile
 from mjledger.rules import WinContext
 from mjledger.tiles import Tile, parse_tiles
-
-from .helpers import meld
+from tests.helpers import meld
 
 P = parse_tiles
 T = Tile.parse

@@ -19,10 +19,9 @@ from hypothesis import given
 
 from mjledger import __version__, replay
 from mjledger.cli import main
-
-from .conftest import CONTRACT
-from .helpers import ANA, BO, CY, DI, discard, hand_start, jsonl, kong, self_drawn, won
-from .strategies import legal_logs
+from tests.conftest import CONTRACT
+from tests.helpers import ANA, BO, CY, DI, discard, hand_start, jsonl, kong, self_drawn, won
+from tests.strategies import legal_logs
 
 EXAMPLE_LOGS = sorted(CONTRACT.glob("*.jsonl"))
 SCRIPT = Path(sys.executable).parent / "mjledger"
@@ -159,6 +158,7 @@ def test_lone_surrogate_escape_is_a_rejected_line_not_a_crash() -> None:
 # --- as a real process --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS, ids=["script", "python -m"])
 def test_process_replay_json_from_file_and_stdin(command: list[str], tmp_path: Path) -> None:
     if command[0] == str(SCRIPT) and not SCRIPT.exists():
@@ -172,6 +172,7 @@ def test_process_replay_json_from_file_and_stdin(command: list[str], tmp_path: P
         assert json.loads(proc.stdout) == replay(GOOD).to_json()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS, ids=["script", "python -m"])
 def test_process_rejected_log(command: list[str]) -> None:
     if command[0] == str(SCRIPT) and not SCRIPT.exists():
@@ -187,6 +188,7 @@ def test_process_rejected_log(command: list[str]) -> None:
     assert missing.stdout == b""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS, ids=["script", "python -m"])
 def test_process_version(command: list[str]) -> None:
     if command[0] == str(SCRIPT) and not SCRIPT.exists():

@@ -1,8 +1,10 @@
-"""The store commands end to end, as a backend's operator runs them (each its own process):
-record, scores, streaks, history, hand, export, project --rebuild, all with --store."""
+"""The store commands end to end, as a backend's operator runs them: record, scores, streaks,
+history, hand, export, project --rebuild, all with --store. They run in process (click's
+runner, in the test's directory); one smoke test per command runs it as its own process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -11,8 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from mjledger import replay
+from mjledger.cli import main
 from tests.conftest import CONTRACT, EXAMPLES
 from tests.store_logs import sichuan_match
 
@@ -23,7 +27,25 @@ HK_ID = "hk-tsimshatsui-t3-2026-12-05"
 SC_ID = "chengdu-teahouse-t12-2026-12-06"
 
 
-def mj(*args: str | Path, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+def mj(
+    *args: str | Path, cwd: Path, stdin: str | bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``mjledger ARGS`` in process, in ``cwd``, without ``$MJLEDGER_STORE``."""
+    with contextlib.chdir(cwd):
+        result = CliRunner(env={"MJLEDGER_STORE": None}).invoke(
+            main, [str(a) for a in args], input=stdin
+        )
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(
+        ["mjledger", *map(str, args)], result.exit_code, result.stdout_bytes, result.stderr_bytes
+    )
+
+
+def mj_process(
+    *args: str | Path, cwd: Path, stdin: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``python -m mjledger ARGS`` as its own process."""
     env = {k: v for k, v in os.environ.items() if k != "MJLEDGER_STORE"}
     return subprocess.run(
         [sys.executable, "-m", "mjledger", *map(str, args)],
@@ -332,3 +354,26 @@ def test_a_store_that_cannot_be_opened_exits_2(tmp_path: Path) -> None:
     assert "text.sqlite" in err
     err = refused("record", SEED, "--store", "no/such/dir/s.sqlite", cwd=tmp_path)
     assert "no/such/dir/s.sqlite" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (("record", SEED, "--store", "s.sqlite"), "hk-club-night-7"),
+        (("scores", "--store", "s.sqlite"), "hk-club-night-7"),
+        (("streaks", "--store", "s.sqlite"), "hk-club-night-7"),
+        (("history", "hk-club-night-7", "--store", "s.sqlite"), "won"),
+        (("hand", "hk-club-night-7", "1", "--store", "s.sqlite"), "win on discard"),
+        (("export", "hk-club-night-7", "--store", "s.sqlite"), "match_started"),
+        (("project", "--rebuild", "--store", "s.sqlite"), ""),
+    ],
+    ids=lambda v: v[0] if isinstance(v, tuple) else None,
+)
+def test_each_store_command_runs_as_its_own_process(
+    tmp_path: Path, args: tuple[str | Path, ...], expect: str
+) -> None:
+    ok("record", SEED, "--store", "s.sqlite", cwd=tmp_path)
+    done = mj_process(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert expect in done.stdout.decode("utf-8")

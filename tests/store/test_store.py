@@ -70,8 +70,13 @@ def store(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ledger(store: Path) -> Any:
-    led = Ledger(store)
+def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """A ledger on SQLite when the test also reads the file (``store``), else in memory
+    (eventsourcing's POPO recorders: the same application, no disk)."""
+    if "store" in request.fixturenames:
+        led = Ledger(request.getfixturevalue("store"))
+    else:
+        led = Ledger(persistence="memory")
     yield led
     led.close()
 

@@ -21,8 +21,7 @@ from mjledger.fan_sichuan import (
 )
 from mjledger.rules import WinContext
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
-
-from .helpers import meld
+from tests.helpers import meld
 
 P = parse_tiles
 T = Tile.parse

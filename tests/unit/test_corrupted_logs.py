@@ -17,8 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mjledger import FormatError, LogError, MjledgerError, Replay, RuleError, replay, replay_bytes
-
-from .helpers import (
+from tests.helpers import (
     ANA,
     BO,
     CY,
@@ -38,7 +37,7 @@ from .helpers import (
     wall_hk,
     won,
 )
-from .strategies import FIELDS, TYPES, corrupted_log_texts, legal_log_text
+from tests.strategies import FIELDS, TYPES, corrupted_log_texts, legal_log_text
 
 HK, SC = "hongkong", "sichuan"
 

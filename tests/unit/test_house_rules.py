@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from mjledger import FormatError, LogError, replay
-
-from .helpers import (
+from tests.helpers import (
     HK_DEFAULTS,
     NOT_READY,
     SC_DEFAULTS,

@@ -10,8 +10,7 @@ import pytest
 
 from mjledger import LogError, RuleError, replay
 from mjledger.rules.hongkong.scoring import UNITS
-
-from .helpers import (
+from tests.helpers import (
     ANA,
     BO,
     CY,

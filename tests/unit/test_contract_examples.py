@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from mjledger import replay
-
-from .conftest import CONTRACT, EXAMPLES, EXPECTED_EXAMPLES
+from tests.conftest import CONTRACT, EXAMPLES, EXPECTED_EXAMPLES
 
 CASES = [
     (log, log.with_name(log.stem + ".expected.json")) for log in sorted(CONTRACT.glob("*.jsonl"))
@@ -71,7 +70,7 @@ def test_hand_worked_figures() -> None:
 
 def test_the_repository_stands_alone() -> None:
     """No test, document or module reads the folder beside the repository (a clone has none)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     beside = "../" + "shared"
     files = [*root.glob("src/**/*.py"), *root.glob("tests/**/*.py"), *root.glob("docs/*.md")]
     files += [root / "README.md", root / "examples" / "README.md", root / "pyproject.toml"]

@@ -11,7 +11,7 @@ import pytest
 
 from mjledger.ledger import Ledger
 
-DATA = Path(__file__).resolve().parent / "data" / "store-v0.1"
+DATA = Path(__file__).resolve().parents[1] / "data" / "store-v0.1"
 
 
 @pytest.fixture

@@ -131,7 +131,7 @@ import sys
 sys.path.insert(0, sys.argv[3])
 from mjledger.ledger import Ledger
 from tests.store_logs import hongkong_match, sichuan_match
-from tests.test_store_concurrency import record_through_library
+from tests.store.test_store_concurrency import record_through_library
 
 ledger = Ledger(sys.argv[1])
 i = int(sys.argv[2])
@@ -143,6 +143,7 @@ print("ok", i)
 """
 
 
+@pytest.mark.slow
 def test_processes_record_different_matches_into_one_store(tmp_path: Path) -> None:
     store = tmp_path / "store.sqlite"
     Ledger(store).close()  # the tables exist before the writers race

@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mjledger import LogError, RuleError
-
-from .helpers import (
+from tests.helpers import (
     ANA,
     BO,
     CY,

@@ -27,9 +27,8 @@ from mjledger import (
     replay_bytes,
 )
 from mjledger.fold.hand import REASONS
-
-from .helpers import HK_DEFAULTS, SC_DEFAULTS
-from .strategies import legal_logs, log_text
+from tests.helpers import HK_DEFAULTS, SC_DEFAULTS
+from tests.strategies import legal_logs, log_text
 
 WINS = ("won_on_discard", "self_drawn")
 

@@ -16,10 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from mjledger import replay
 from mjledger.store.application import Ledger, hand_stream, match_stream
 from mjledger.store.views import views_path
 from tests.store_logs import sichuan_match
+
+pytestmark = pytest.mark.slow  # kills a recording process
 
 HANDS = 1500
 MATCH = "crash"

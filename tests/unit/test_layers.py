@@ -1,0 +1,153 @@
+"""The package's layers, checked by walking its imports: no import cycles, each layer imports
+only layers below it, and the pure core (tiles, log, rules, folds) pulls in no I/O framework —
+neither statically nor when it runs."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+PACKAGE = SRC / "mjledger"
+
+# Lowest first. A module may import its own layer and those below.
+LAYERS: list[tuple[str, ...]] = [
+    ("mjledger.errors", "mjledger._checks", "mjledger._replace"),
+    ("mjledger.tiles",),
+    ("mjledger.rules.protocol", "mjledger.rules.registry"),
+    ("mjledger.log", "mjledger.rules.house"),
+    ("mjledger.rules",),
+    ("mjledger.fold",),
+    ("mjledger.store",),
+    ("mjledger.cli",),
+]
+# The top-level package and the modules kept at their documented 0.1 paths re-export others.
+FACADES = {
+    "mjledger",
+    "mjledger.__main__",
+    "mjledger.ledger",
+    "mjledger.decompose",
+    "mjledger.fan_sichuan",
+    "mjledger.fan_hongkong",
+}
+CORE_LAYERS = 6  # everything below the store
+FORBIDDEN_IN_CORE = {"eventsourcing", "click", "rich", "sqlite3"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def layer_of(module: str) -> int:
+    best, found = -1, -1
+    for i, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), i
+    assert found >= 0, f"{module} is in no layer"
+    return found
+
+
+def _runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Imports that run: those under ``if TYPE_CHECKING:`` are left out."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def imports_of(module: str) -> tuple[set[str], set[str]]:
+    """(mjledger modules, third-party top-level names) that ``module`` imports."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    internal: set[str] = set()
+    external: set[str] = set()
+    for node in _runtime_imports(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            assert node.level == 0, f"{module}: relative import"
+            base = node.module or ""
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names
+            ]
+        for name in names:
+            if name.split(".")[0] == "mjledger":
+                internal.add(name)
+            else:
+                external.add(name.split(".")[0])
+    return internal, external
+
+
+GRAPH = {m: imports_of(m)[0] for m in MODULES}
+
+
+def test_no_import_cycles() -> None:
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(GRAPH.get(module, ())):
+            if state.get(target) == 1:
+                cycle = path[path.index(target) :] if target in path else path
+                pytest.fail("import cycle: " + " -> ".join([*cycle, target]))
+            if target in MODULES and not state.get(target):
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(MODULES):
+        if not state.get(module):
+            visit(module, [module])
+
+
+@pytest.mark.parametrize("module", sorted(set(MODULES) - FACADES))
+def test_each_layer_imports_only_layers_below(module: str) -> None:
+    own = layer_of(module)
+    for target in GRAPH[module]:
+        if target in FACADES or target not in MODULES:
+            continue
+        assert layer_of(target) <= own, f"{module} (layer {own}) imports {target}"
+
+
+@pytest.mark.parametrize(
+    "module", sorted(m for m in set(MODULES) - FACADES if layer_of(m) < CORE_LAYERS)
+)
+def test_the_pure_core_imports_no_io_framework(module: str) -> None:
+    _, external = imports_of(module)
+    assert not external & FORBIDDEN_IN_CORE
+
+
+def test_replaying_with_the_core_loads_no_io_framework() -> None:
+    code = (
+        "import sys\n"
+        "from mjledger import replay\n"
+        "from mjledger.rules import find_ruleset\n"
+        "r = replay(open(sys.argv[1], encoding='utf-8').read())\n"
+        "find_ruleset('hongkong')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in sys.argv[2].split(',')))\n"
+    )
+    log = Path(__file__).resolve().parents[2] / "examples" / "sichuan-match.jsonl"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(log), ",".join(sorted(FORBIDDEN_IN_CORE))],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "[]"
