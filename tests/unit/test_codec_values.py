@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 
 from mjledger import FormatError, decode_line, dumps_event, event_from_json, event_to_json
 from mjledger.log import events as ev
-from mjledger.log.codec import CONVERTER, structure
 from mjledger.rules import rulesets
 from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
-from mjledger.store.records import RecordMapper, seal
+from mjledger.store.records import STORE_CONVERTER, RecordMapper, seal
 from mjledger.store.streams import match_stream
 from tests.strategies import player_ids
 
@@ -199,9 +198,10 @@ def test_every_log_event_value_round_trips_as_json_and_as_a_line(event: Any) -> 
 
 @given(st.one_of(log_events, store_events))
 def test_every_event_value_round_trips_as_a_stored_row(event: Any) -> None:
-    data = CONVERTER.unstructure(event)
+    data = STORE_CONVERTER.unstructure(event)
     assert data["type"] == type(event).TYPE
-    assert structure({k: v for k, v in data.items() if k != "type"}, type(event)) == event
+    fields = {k: v for k, v in data.items() if k != "type"}
+    assert STORE_CONVERTER.structure(fields, type(event)) == event
     mapper = RecordMapper()
     record = seal(match_stream("m"), 1, event, "")
     back = mapper.to_domain_event(mapper.to_stored_event(record))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any, Final, Literal, TypeVar, get_args, get_origin
 
@@ -106,13 +106,25 @@ def _is_rules_class(t: Any) -> bool:
 
 
 def make_converter() -> cattrs.Converter:
-    """The one converter for the log format, strict in and compact out.
+    """The one converter for the log format, strict in and compact out, composed of the
+    ``configure_*`` steps below (the store adds its own classes the same way, to its own
+    converter: nothing registers hooks on a shared converter when it is imported).
 
     Unstructuring omits fields at their default, so a stored or exported event reads like a
     line a backend would write; house rules are written out in full (every key present), since
     a default can change between versions but a recorded match's rules must not.
     """
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    configure_strict_json(conv)
+    configure_house_rules(conv)
+    configure_nested_records(conv)
+    configure_event_classes(conv, EVENT_CLASSES)
+    conv.register_structure_hook(Event, lambda obj, _t: event_from_json(obj))
+    return conv
+
+
+def configure_strict_json(conv: cattrs.Converter) -> None:
+    """JSON types exactly: no coercion of scalars, literals, arrays or objects."""
     for kind in (int, str, bool):
         conv.register_structure_hook(kind, _strict_scalar(kind))
     conv.register_structure_hook_func(_is_literal, _strict_literal)
@@ -138,19 +150,26 @@ def make_converter() -> cattrs.Converter:
     conv.register_structure_hook_func(_is_homogeneous_tuple, structure_tuple)
     conv.register_structure_hook_func(_is_str_dict, structure_dict)
 
+
+def configure_house_rules(conv: cattrs.Converter) -> None:
+    """Rule-set names from the registry; any registered rule set's house rules written out."""
+    conv.register_structure_hook(RulesetName, _structure_ruleset_name)
+    conv.register_unstructure_hook_func(_is_rules_class, rules_to_json)
+
+
+def configure_nested_records(conv: cattrs.Converter) -> None:
+    """Records inside events (melds, wall entries): objects only, defaults left out."""
     for cls in (MeldRecord, PlayerAtWallEnd):
         conv.register_structure_hook(cls, _object_only(make_dict_structure_fn(cls, conv)))
         conv.register_unstructure_hook(
             cls, make_dict_unstructure_fn(cls, conv, _cattrs_omit_if_default=True)
         )
 
-    conv.register_structure_hook(RulesetName, _structure_ruleset_name)
-    conv.register_unstructure_hook_func(_is_rules_class, rules_to_json)
 
-    for event_class in EVENT_CLASSES:
-        _register_event_class(conv, event_class)
-    conv.register_structure_hook(Event, lambda obj, _t: event_from_json(obj))
-    return conv
+def configure_event_classes(conv: cattrs.Converter, classes: Iterable[Any]) -> None:
+    """Hooks for tagged event classes (a ``TYPE``): strict in, ``type`` first, defaults out."""
+    for cls in classes:
+        _register_event_class(conv, cls)
 
 
 def _register_event_class(conv: cattrs.Converter, cls: Any) -> None:
@@ -212,13 +231,6 @@ def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[
 
 
 CONVERTER: Final = make_converter()
-RECORD_TYPES: Final[dict[str, type]] = {}
-
-
-def register_record_class(cls: type) -> None:
-    """Teach the converters a ledger-internal record class (see :mod:`mjledger.store.events`)."""
-    _register_event_class(CONVERTER, cls)
-    RECORD_TYPES[cls.TYPE] = cls  # type: ignore[attr-defined]
 
 
 def structure(data: dict[str, Any], cls: type[T]) -> T:

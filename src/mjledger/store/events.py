@@ -12,7 +12,6 @@ from typing import ClassVar, Final, Literal
 
 from attrs import frozen
 
-from mjledger.log.codec import register_record_class
 from mjledger.log.events import MatchStarted, RulesetName, Wind
 from mjledger.rules.protocol import HouseRules
 
@@ -70,8 +69,6 @@ class MatchOpened:
 
 
 STORE_EVENT_CLASSES: Final = (HandClosed, TableOpened, RulesChanged, MatchOpened)
-for _cls in STORE_EVENT_CLASSES:
-    register_record_class(_cls)
 
 __all__ = [
     "STORE_EVENT_CLASSES",

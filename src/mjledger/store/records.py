@@ -22,16 +22,27 @@ from functools import cache
 from typing import Any, Final
 from uuid import UUID
 
+import cattrs
 from attrs import field, frozen
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from mjledger.errors import StoreError
-from mjledger.log.codec import CONVERTER, structure
+from mjledger.log.codec import configure_event_classes, make_converter
 from mjledger.log.events import EVENT_CLASSES
 from mjledger.store.events import STORE_EVENT_CLASSES
 
 GENESIS: Final = ""
+
+
+def make_store_converter() -> cattrs.Converter:
+    """The log's converter, composed once more with the store's own event classes."""
+    conv = make_converter()
+    configure_event_classes(conv, STORE_EVENT_CLASSES)
+    return conv
+
+
+STORE_CONVERTER: Final = make_store_converter()
 _META: Final = ("recorded_at", "digest")
 
 
@@ -55,7 +66,7 @@ class Recorded:
 
 def stored_form(event: Any) -> dict[str, Any]:
     """The event as a stored row holds it, before the ``recorded_at``/``digest`` metadata."""
-    data: dict[str, Any] = CONVERTER.unstructure(event)
+    data: dict[str, Any] = STORE_CONVERTER.unstructure(event)
     version = type(event).class_version
     if version > 1:
         data["class_version"] = version
@@ -139,7 +150,7 @@ class RecordMapper(Mapper[UUID]):
             while version < cls.class_version:
                 getattr(cls, f"upcast_v{version}_v{version + 1}")(data)
                 version += 1
-            event = structure(data, cls)
+            event = STORE_CONVERTER.structure(data, cls)
         except Exception as exc:
             raise StoreError(
                 f"stored event {stored_event.originator_id} v{stored_event.originator_version} "
