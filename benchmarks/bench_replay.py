@@ -6,8 +6,8 @@ since a Hong Kong match ends after the north round), then times in this one proc
 ``--repeat`` runs each:
 
 (a) ``json.loads`` of every line — the floor any JSON Lines reader pays;
-(b) ``mjledger.codec.parse_log`` — strict decoding plus structuring into event classes;
-(c) ``mjledger.replay`` — (b) plus the folds that check every event and settle the money.
+(b) ``mjledger.log.codec.parse_log`` — strict decoding plus structuring into event classes;
+(c) ``mjledger.replay()`` — (b) plus the folds that check every event and settle the money.
 
 Usage::
 
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mjledger import replay
-from mjledger.codec import parse_log
+from mjledger.log.codec import parse_log
 
 PLAYERS = ("ana", "bo", "cy", "di")
 SUITS = "mps"

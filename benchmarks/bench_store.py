@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_replay import PLAYERS, sichuan_log
 from mjledger.ledger import Ledger
-from mjledger.replay import replay
+from mjledger import replay
 
 SCHEMA = (
     "CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "

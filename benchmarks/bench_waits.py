@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from mahjong.agari import Agari
 
-from mjledger.decompose import SICHUAN, _tables, counts_of, waits, waits_from_counts
+from mjledger.tiles.decompose import SICHUAN, _tables, counts_of, waits, waits_from_counts
 from mjledger.tiles import TILES
 
 Counts = list[int]

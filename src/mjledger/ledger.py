@@ -1,6 +1,22 @@
-"""``from mjledger.ledger import Ledger``, as docs/library.md shows; the store itself is
-:mod:`mjledger.store`."""
+"""``from mjledger.ledger import Ledger`` (and the stream ids), as docs/library.md and
+docs/store.md show; the store itself is :mod:`mjledger.store`."""
 
-from mjledger.store.application import Ledger, store_path
+from mjledger.store.application import (
+    PERSISTENCE,
+    STORE_ENV,
+    Ledger,
+    hand_stream,
+    match_stream,
+    store_path,
+    table_stream,
+)
 
-__all__ = ["Ledger", "store_path"]
+__all__ = [
+    "PERSISTENCE",
+    "STORE_ENV",
+    "Ledger",
+    "hand_stream",
+    "match_stream",
+    "store_path",
+    "table_stream",
+]
