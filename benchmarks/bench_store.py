@@ -30,8 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_replay import PLAYERS, sichuan_log
-from mjledger.ledger import Ledger
 from mjledger import replay
+from mjledger.ledger import Ledger
 
 SCHEMA = (
     "CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 
 from mahjong.agari import Agari
 
-from mjledger.tiles.decompose import SICHUAN, _tables, counts_of, waits, waits_from_counts
 from mjledger.tiles import TILES
+from mjledger.tiles.decompose import SICHUAN, _tables, counts_of, waits, waits_from_counts
 
 Counts = list[int]
 WALL = tuple(i for i in range(27) for _ in range(4))

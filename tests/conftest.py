@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("default", max_examples=60, deadline=None)
@@ -16,6 +17,18 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+TIERS = ("unit", "store", "cli")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests are tiered by folder (``-m unit`` runs the pure core in seconds); ``slow`` marks
+    the ones that start processes (``-m "not slow"`` is the quick local run)."""
+    for item in items:
+        tier = item.path.parent.name
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
+
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
