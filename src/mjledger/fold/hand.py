@@ -58,6 +58,7 @@ _evolve = replacer(HandState)
 
 
 HandEvent = VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted
+_WINS = (WonOnDiscard, SelfDrawn)
 
 
 class _Refuse:
@@ -86,7 +87,7 @@ def evolve_hand(hand: HandState, event: HandEvent, line: int | None = None) -> H
             return _discarded(hand, event, refuse)
         if isinstance(event, KongDeclared):
             return _kong_declared(ruleset, hand, event, line, refuse)
-        if isinstance(event, WonOnDiscard | SelfDrawn):
+        if isinstance(event, _WINS):
             return _won(ruleset, hand, event, line, refuse)
         if isinstance(event, WallExhausted):
             transfers = ruleset.settle_wall(hand.rules, hand, event, line)
