@@ -4,24 +4,7 @@ the fan-table machinery rule sets score with (:mod:`.fan`). Pure; knows no rule 
 ``from mjledger.tiles import Tile, parse_tiles`` keeps working as docs/tiles.md shows.
 """
 
-from mjledger.tiles.notation import (
-    HONOUR_NAMES,
-    SUITS,
-    TILES,
-    Meld,
-    MeldKind,
-    Tile,
-    format_tiles,
-    parse_tiles,
-)
+from mjledger.tiles import notation
+from mjledger.tiles.notation import *  # noqa: F403 - the notation is the package's face
 
-__all__ = [
-    "HONOUR_NAMES",
-    "SUITS",
-    "TILES",
-    "Meld",
-    "MeldKind",
-    "Tile",
-    "format_tiles",
-    "parse_tiles",
-]
+__all__ = notation.__all__
