@@ -10,10 +10,8 @@ Each example gets a fresh store in its own temporary directory.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given
@@ -26,20 +24,18 @@ from tests.strategies import legal_logs, log_text
 
 Line = dict[str, Any]
 
-# A store per example costs a few fsyncs; in memory-backed /dev/shm where there is one.
-_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
-
 match_logs = legal_logs(max_hands=5).filter(lambda lines: lines[0]["type"] == "match_started")
 
 
 @contextmanager
 def fresh_ledger() -> Iterator[Ledger]:
-    with tempfile.TemporaryDirectory(prefix="mjledger-prop-", dir=_TMP) as tmp:
-        ledger = Ledger(Path(tmp) / "store.sqlite")
-        try:
-            yield ledger
-        finally:
-            ledger.close()
+    """A store per example, on eventsourcing's in-memory persistence (the properties are about
+    the application, not SQLite; tests/store/test_store.py covers the file)."""
+    ledger = Ledger(persistence="memory")
+    try:
+        yield ledger
+    finally:
+        ledger.close()
 
 
 def without_match(output: dict[str, Any]) -> dict[str, Any]:
