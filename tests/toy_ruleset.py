@@ -78,6 +78,9 @@ class Flat:
     def hand_ends_after_win(self, hand: HandState) -> bool:
         return True
 
+    def winners_leave(self, rules: FlatRules) -> bool:
+        return True
+
     def kong_payments(self, rules: FlatRules, hand: HandState, event: KongDeclared) -> Payments:
         return ()
 

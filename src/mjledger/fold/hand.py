@@ -13,6 +13,8 @@ disputed hand reads step by step.
 
 from __future__ import annotations
 
+from typing import cast
+
 from mjledger._replace import replacer
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import (
@@ -25,7 +27,7 @@ from mjledger.log.events import (
     WonOnDiscard,
     win_has_tiles,
 )
-from mjledger.rules.protocol import Ruleset, WinContext
+from mjledger.rules.protocol import Payments, Ruleset, WinContext
 from mjledger.rules.registry import find_ruleset
 from mjledger.rules.state import (
     REASONS,
@@ -114,7 +116,7 @@ def close_hand(hand: HandState) -> HandState:
 def _in_play(hand: HandState, player: str, role: str, refuse: _Refuse) -> None:
     if player not in hand.players:
         raise refuse(f"{role} {player!r} is not at the table ({', '.join(hand.players)})")
-    if player in hand.winners:
+    if player in hand.winners and find_ruleset(hand.ruleset).winners_leave(hand.rules):
         raise refuse(f"{role} {player!r} has already won and takes no further part in the hand")
 
 
@@ -242,13 +244,14 @@ def _kong_declared(
     discarders = hand.discarders if event.from_ is None else hand.discarders | {event.from_}
     payments = ruleset.kong_payments(hand.rules, hand, event)
     reason: Reason = f"kong_{event.kind}"  # type: ignore[assignment]
-    transfers = tuple(Transfer(p, event.player, a, reason, line) for p, a in payments)
+    transfers = _transfers(payments, event.player, reason, line)
+    collected = tuple((p[0], p[1]) for p in payments)
     runs = list(_reset_run(hand, event.from_) if event.from_ is not None else hand.kong_runs)
     i = hand.players.index(event.player)
     runs[i] = (*runs[i], len(hand.kongs))
     return _evolve(
         hand,
-        kongs=(*hand.kongs, KongPayment(event.player, event.kind, line, payments)),
+        kongs=(*hand.kongs, KongPayment(event.player, event.kind, line, collected)),
         kong_runs=tuple(runs),
         transfers=hand.transfers + transfers,
         last_kong_by=event.player,
@@ -273,7 +276,7 @@ def _won(
     fan, limit = _fan_of(ruleset, hand, event, context, refuse)
     reason: Reason = "self_drawn" if discarder is None else "won_on_discard"
     payments = ruleset.win_payments(hand.rules, hand, context, fan, limit)
-    transfers = tuple(Transfer(p, event.player, a, reason, line) for p, a in payments)
+    transfers = _transfers(payments, event.player, reason, line)
     changes = _record_win(hand, event.player, discarder)
     if discarder is not None:
         run = hand.open_wins
@@ -287,6 +290,16 @@ def _won(
     if ruleset.hand_ends_after_win(hand):
         return _evolve(close_hand(hand), ended=True)
     return hand
+
+
+def _transfers(
+    payments: Payments, payee: str, reason: Reason, line: int | None
+) -> tuple[Transfer, ...]:
+    """A hook's payments as transfers, each with the event's reason unless it names its own."""
+    return tuple(
+        Transfer(p[0], payee, p[1], cast(Reason, p[2]) if len(p) == 3 else reason, line)
+        for p in payments
+    )
 
 
 def _record_win(hand: HandState, winner: str, discarder: str | None) -> dict[str, object]:

@@ -3,8 +3,9 @@ mahjong). One object per rule set implements :class:`Ruleset`; the folds never a
 set they are folding, they ask it.
 
 A new table-rule variant is an option on a rule set's house-rules class read by one of these
-hooks: who pays a win (half gun, liability), whether the hand ends after a win (blood flow),
-what a kong pays and where kong money passes, the end-of-wall checks (table stakes).
+hooks: who pays a win (half gun, liability), whether the hand ends after a win and whether
+winners stay in (blood flow), what a kong pays and where kong money passes, the end-of-wall
+checks (pig and refund options), the dealer after a void hand.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 # log-format.md and whose construction refuses anything out of range (FormatError).
 HouseRules: TypeAlias = Any
 
-Payments: TypeAlias = tuple[tuple[str, int], ...]
-"""``(payer, amount)`` pairs; the payee is the one being paid (the winner, the kong's owner)."""
+Payments: TypeAlias = tuple[tuple[str, int] | tuple[str, int, str], ...]
+"""``(payer, amount)`` pairs, the payee being the one paid (the winner, the kong's owner); a
+third item names a transfer reason other than the event's own (a liable player's ``liability``)."""
 
 
 @frozen
@@ -139,6 +141,10 @@ class Ruleset(Protocol):
         ...
 
     def hand_ends_after_win(self, hand: HandState) -> bool: ...
+
+    def winners_leave(self, rules: HouseRules) -> bool:
+        """Whether a winner takes no further part in the hand (blood flow keeps them in)."""
+        ...
 
     # --- kongs ----------------------------------------------------------------------------
     def kong_payments(self, rules: HouseRules, hand: HandState, event: KongDeclared) -> Payments:

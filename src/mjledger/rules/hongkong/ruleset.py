@@ -82,6 +82,9 @@ class HongKong:
     def hand_ends_after_win(self, hand: HandState) -> bool:
         return True
 
+    def winners_leave(self, rules: HongKongRules) -> bool:
+        return True
+
     def kong_payments(self, rules: HongKongRules, hand: HandState, event: KongDeclared) -> Payments:
         return ()  # Hong Kong kongs pay nothing (they score as fan); still remembered
 

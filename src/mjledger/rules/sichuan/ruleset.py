@@ -84,6 +84,9 @@ class Sichuan:
         # Blood battle: play goes on until three players have won; the last cannot win alone.
         return len(hand.winners) >= 3
 
+    def winners_leave(self, rules: SichuanRules) -> bool:
+        return True
+
     def kong_payments(self, rules: SichuanRules, hand: HandState, event: KongDeclared) -> Payments:
         amount = scoring.sichuan_kong_amount(rules, event.kind)
         if event.from_ is not None:
