@@ -7,12 +7,14 @@ because a half-replayed match is exactly the kind of wrong figure a dispute must
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final, get_origin
 
+import cattrs
 from attrs import frozen
+from cattrs.gen import make_dict_unstructure_fn, override
 
 from mjledger.errors import FormatError
-from mjledger.fold.hand import HandState, net_of
+from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchState, evolve, finish, start
 from mjledger.log.codec import parse_log, read_log_bytes
 from mjledger.log.events import Event, HandStarted
@@ -46,6 +48,29 @@ class Replay:
         }
 
 
+def _is_tuple(t: Any) -> bool:
+    return t is tuple or get_origin(t) is tuple
+
+
+def make_output_converter() -> cattrs.Converter:
+    """The converter that shapes outputs as JSON: arrays for tuples, and a transfer's payer and
+    payee under the contract's names (``from``, ``to``)."""
+    conv = cattrs.Converter()
+    conv.register_unstructure_hook_func(
+        _is_tuple, lambda value: [conv.unstructure(v) for v in value]
+    )
+    conv.register_unstructure_hook(
+        Transfer,
+        make_dict_unstructure_fn(
+            Transfer, conv, payer=override(rename="from"), payee=override(rename="to")
+        ),
+    )
+    return conv
+
+
+OUTPUT: Final = make_output_converter()
+
+
 def hand_to_json(hand: HandState) -> dict[str, Any]:
     return {
         "number": hand.number,
@@ -54,10 +79,7 @@ def hand_to_json(hand: HandState) -> dict[str, Any]:
         "round_wind": hand.round_wind,
         "outcome": hand.outcome,
         "winners": list(hand.winners),
-        "transfers": [
-            {"from": t.payer, "to": t.payee, "amount": t.amount, "reason": t.reason, "line": t.line}
-            for t in hand.transfers
-        ],
+        "transfers": OUTPUT.unstructure(hand.transfers, tuple[Transfer, ...]),
         "net": hand.net(),
         "next_dealer": hand.next_dealer,
     }

@@ -26,6 +26,7 @@ from attrs import frozen
 from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
 
+from mjledger.fold.replay import OUTPUT
 from mjledger.log.events import HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.events import HandClosed
@@ -133,20 +134,12 @@ class HistoryEntry:
     round_wind: str
     outcome: str
     winners: tuple[str, ...]
-    next_dealer: str | None
     net: dict[str, int]
+    next_dealer: str | None
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "number": self.number,
-            "dealer": self.dealer,
-            "dealer_streak": self.dealer_streak,
-            "round_wind": self.round_wind,
-            "outcome": self.outcome,
-            "winners": list(self.winners),
-            "net": self.net,
-            "next_dealer": self.next_dealer,
-        }
+        """The same keys, in the same order, as a hand of the replay output (without transfers)."""
+        return cast(dict[str, object], OUTPUT.unstructure(self))
 
 
 @frozen
@@ -320,8 +313,8 @@ class LedgerViews(SQLiteTrackingRecorder):
                 wind,
                 outcome,
                 tuple(json.loads(winners)),
-                nxt,
                 nets.get(number, {}),
+                nxt,
             )
             for number, dealer, streak, wind, outcome, winners, nxt in self._rows("history", match)
         ]
