@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("mjledger.rules",),
     ("mjledger.fold",),
     ("mjledger.store",),
+    ("mjledger.explain",),
     ("mjledger.cli",),
 ]
 # The top-level package and the modules kept at their documented 0.1 paths re-export others.

@@ -26,12 +26,15 @@ from rich.progress import Progress
 from rich.table import Table
 
 from mjledger import __version__
+from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState
 from mjledger.fold.replay import Replay, hand_to_json, replay_bytes
 from mjledger.log.codec import read_log_bytes
 from mjledger.store.application import Ledger, store_path
+from mjledger.store.corrections import export_with_corrections
+from mjledger.store.corrections import notes as correction_notes
 
 EXIT_REFUSED = 2
 
@@ -305,14 +308,25 @@ def history_command(match: str, store: Path | None, as_json: bool) -> None:
     with open_ledger(store) as ledger:
         ledger.match(match)  # a clear error for an unknown match
         entries = ledger.views.history(match)
+        corrected = correction_notes(ledger, match)
     if as_json:
-        print_json([e.to_json() for e in entries])
+        # A corrected or voided hand also lists its corrections (the key is absent otherwise).
+        print_json(
+            [
+                {**e.to_json(), "corrections": corrected[e.number]}
+                if e.number in corrected
+                else e.to_json()
+                for e in entries
+            ]
+        )
         return
     table = Table(title=f"History of {match}", title_justify="left")
     for column in ("hand", "dealer", "wind", "outcome", "net"):
         table.add_column(column)
     for e in entries:
         outcome = e.outcome + (" (" + ", ".join(e.winners) + ")" if e.winners else "")
+        for c in corrected.get(e.number, []):
+            outcome += f"; {c['kind']} {c['when'][:10]} by {c['by']}: {c['reason']}"
         net = "  ".join(f"{p} {_signed(a)}" for p, a in e.net.items())
         table.add_row(str(e.number), e.dealer, e.round_wind, outcome, net)
     Console().print(table)
@@ -338,11 +352,17 @@ def hand_command(match: str, number: int, store: Path | None, as_json: bool) -> 
 @main.command("export")
 @click.argument("match")
 @store_option
+@click.option(
+    "--with-corrections",
+    is_flag=True,
+    help="The hands as recorded, each followed by its hand_corrected/hand_voided lines.",
+)
 @refusals
-def export_command(match: str, store: Path | None) -> None:
+def export_command(match: str, store: Path | None, with_corrections: bool) -> None:
     """Print the match as a canonical log (one event per line) that replays to the same result."""
     with open_ledger(store) as ledger:
-        click.echo(ledger.export(match), nl=False)
+        text = export_with_corrections(ledger, match) if with_corrections else ledger.export(match)
+    click.echo(text, nl=False)
 
 
 @main.command("project")
@@ -360,3 +380,4 @@ def project_command(store: Path | None, rebuild: bool) -> None:
 
 
 main.add_command(evaluate)
+add_commands(main, refusals=refusals, store_option=store_option, open_ledger=open_ledger)

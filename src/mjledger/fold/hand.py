@@ -54,6 +54,7 @@ __all__ = [
     "close_wins",
     "evolve_hand",
     "net_of",
+    "win_fan",
 ]
 
 _evolve = replacer(HandState)
@@ -103,6 +104,16 @@ def evolve_hand(hand: HandState, event: HandEvent, line: int | None = None) -> H
             raise refuse(exc.problem) from None
         raise
     raise refuse("this event does not belong inside a hand")
+
+
+def win_fan(
+    hand: HandState, event: WonOnDiscard | SelfDrawn, line: int | None = None
+) -> tuple[int | None, bool]:
+    """The fan ``event`` is paid on in ``hand`` (derived from its tiles where it shows them)
+    and whether it is a limit hand — exactly what the fold settles it on. A hook for
+    explanations (:mod:`mjledger.explain`), which rebuild the arithmetic of each step."""
+    ruleset = find_ruleset(hand.ruleset)
+    return _fan_of(ruleset, hand, event, _win_context(hand, event), _Refuse(event, line))
 
 
 def close_hand(hand: HandState) -> HandState:

@@ -34,6 +34,8 @@ from mjledger.log.codec import dumps_event, parse_log
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
+from mjledger.store.corrections import correction_log, settle_corrected
+from mjledger.store.corrections import export_events as corrected_export
 from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
 from mjledger.store.importer import (
     RecordResult,
@@ -329,8 +331,9 @@ class Ledger(Application[uuid.UUID]):
         # positions become export lines.
         state = shift_lines(close_hand(hand.state), match.first_line(number) - 1)
         if number <= len(match.closed):
-            return attrs.evolve(state, next_dealer=match.closed[number - 1].next_dealer)
-        return state
+            state = attrs.evolve(state, next_dealer=match.closed[number - 1].next_dealer)
+        # Upheld disputes are a compensating record beside the hand (store.corrections).
+        return settle_corrected(self, match, number, state)
 
     def hand_at(self, match_id: str, number: int, version: int) -> HandState:
         """The hand after its first ``version`` events (1 is its ``hand_started``), as a dispute
@@ -344,8 +347,14 @@ class Ledger(Application[uuid.UUID]):
         match = self.match(match_id)
         return shift_lines(close_hand(state), match.first_line(number) - 1)
 
-    def export_events(self, match_id: str) -> Iterator[Event]:
-        """The match as log events: ``match_started``, then each hand's events in order."""
+    def export_events(self, match_id: str, *, corrected: bool = True) -> Iterator[Event]:
+        """The match as log events: ``match_started``, then each hand's events in order
+        (with its corrections applied, unless ``corrected`` is false: then as recorded)."""
+        if corrected:
+            log = correction_log(self, match_id)
+            if log is not None:
+                yield from corrected_export(self, match_id, log)
+                return
         match = self.match(match_id)
         started = match.started
         yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
@@ -382,6 +391,8 @@ class Ledger(Application[uuid.UUID]):
                 continue
             if isinstance(event, HandStarted):
                 match = event.match or ""
+                if record.originator_id != hand_stream(match, event.number or 0):
+                    continue  # a corrected hand's own stream (store.corrections)
                 match_of_stream[record.originator_id] = match
                 event = in_match_form(event)
             elif record.originator_id in match_of_stream:
@@ -390,7 +401,11 @@ class Ledger(Application[uuid.UUID]):
                 continue  # the match's own closings and the tables' records
             lines[match] += 1
             replayers[match].feed(lines[match], event)
-        return {match: replayer.result() for match, replayer in replayers.items()}
+        results = {match: replayer.result() for match, replayer in replayers.items()}
+        for match in results:
+            if correction_log(self, match) is not None:
+                results[match] = self.replay_match(match)
+        return results
 
     def _notifications(self, topics: Sequence[str] = ()) -> Iterator[Recorded]:
         start = 1

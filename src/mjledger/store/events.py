@@ -68,11 +68,58 @@ class MatchOpened:
     match: str
 
 
-STORE_EVENT_CLASSES: Final = (HandClosed, TableOpened, RulesChanged, MatchOpened)
+@frozen
+class HandCorrected:
+    """An upheld dispute: hand ``number``'s settlement is replaced by a corrected hand.
+
+    The corrected hand's own events are in the stream ``hand/{match}/{number}/correction/
+    {correction}`` (``events`` of them, the last with digest ``hand_digest``); this row is the
+    ``correction``-th of the match's corrections stream. Nothing of the original is changed.
+    """
+
+    TYPE: ClassVar[str] = "hand_corrected"
+    class_version: ClassVar[int] = 1
+    match: str
+    number: int
+    correction: int
+    events: int
+    hand_digest: str
+    reason: str
+    by: str
+    original_net: dict[str, int]
+    net: dict[str, int]
+    outcome: Literal["won", "void"]
+    winners: tuple[str, ...]
+    keep_later_hands: bool = False
+
+
+@frozen
+class HandVoided:
+    """An upheld dispute: hand ``number``'s transfers stop counting; its rotation stays."""
+
+    TYPE: ClassVar[str] = "hand_voided"
+    class_version: ClassVar[int] = 1
+    match: str
+    number: int
+    reason: str
+    by: str
+    original_net: dict[str, int]
+
+
+STORE_EVENT_CLASSES: Final = (
+    HandClosed,
+    TableOpened,
+    RulesChanged,
+    MatchOpened,
+    HandCorrected,
+    HandVoided,
+)
 
 __all__ = [
     "STORE_EVENT_CLASSES",
     "HandClosed",
+    "HandCorrected",
+    "HandVoided",
     "MatchOpened",
     "MatchStarted",
     "RulesChanged",

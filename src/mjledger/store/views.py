@@ -29,7 +29,7 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRe
 from mjledger.fold.replay import OUTPUT
 from mjledger.log.events import HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
-from mjledger.store.events import HandClosed
+from mjledger.store.events import HandClosed, HandCorrected, HandVoided
 from mjledger.store.records import Recorded
 
 
@@ -227,6 +227,8 @@ class LedgerViews(SQLiteTrackingRecorder):
                 elif isinstance(event, HandStarted) and event.number is not None:
                     c.execute(SQL["upsert_hand_id"], (stream, event.match, event.number))
                     dirty[(str(event.match), event.number)] = None
+                elif isinstance(event, (HandCorrected, HandVoided)):
+                    dirty[(event.match, event.number)] = None
                 elif isinstance(event, HandClosed):
                     c.execute(SQL["select_match_of_stream"], (stream,))
                     row = c.fetchone()

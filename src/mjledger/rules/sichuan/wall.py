@@ -32,12 +32,18 @@ def settle_wall(
         raise RuleError(f"'remaining' names {who!r}, who {why}")
     if missing:
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
+    return wall_transfers(rules, hand, wall_states(rules, hand, event), line)
+
+
+def wall_states(rules: SichuanRules, hand: HandState, event: WallExhausted) -> dict[str, WallFacts]:
+    """Each player still in: flower pig, ready and best fan — asserted, or from the tiles.
+    (Also what an explanation of the wall's checks shows.)"""
+    assert event.remaining is not None
     try:
         derived = derive_wall(rules, event.remaining, dict(hand.void_suits))
     except TileError as exc:
         raise RuleError(str(exc)) from None
-    states = {p: derived.get(p) or _asserted(event.remaining[p]) for p in still_in}
-    return wall_transfers(rules, hand, states, line)
+    return {p: derived.get(p) or _asserted(event.remaining[p]) for p in hand.still_in}
 
 
 def _asserted(claim: PlayerAtWallEnd) -> WallFacts:

@@ -1,0 +1,233 @@
+"""``mjledger explain``: a disputed hand, step by step, in the player's language.
+
+``explain LOG`` explains a log (a stand-alone hand, or ``--hand N`` of a match log, or every
+hand); ``explain MATCH N`` (with ``--store``) explains a stored hand, corrections included.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mjledger.errors import MjledgerError
+from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
+from mjledger.explain.report import render_report, report_from_replay
+from mjledger.explain.steps import HandExplanation, explain_events, select_hand
+from mjledger.explain.stored import explain_stored, report_from_store
+from mjledger.fold.replay import replay_bytes
+from mjledger.log.codec import read_log_bytes
+from mjledger.log.events import HandStarted
+from mjledger.store.application import Ledger
+from mjledger.store.corrections import CorrectionResult, correct, void
+
+lang_option = click.option(
+    "--lang",
+    type=click.Choice(LANGUAGES),
+    default=DEFAULT_LANGUAGE,
+    show_default=True,
+    help="The language of the explanation.",
+)
+
+
+def read_file(path: str) -> bytes:
+    try:
+        with click.open_file(path, "rb") as stream:
+            data: bytes = stream.read()
+    except OSError as exc:
+        raise MjledgerError(f"cannot read {path}: {exc.strerror}") from None
+    return data
+
+
+def explain_file(path: str, hand: int | None) -> tuple[tuple[HandExplanation, ...], bool]:
+    """The explanation of a log file ('-': standard input), or of its hand ``hand``; and
+    whether the answer is one hand (a stand-alone hand log, or ``hand`` given)."""
+    events = read_log_bytes(read_file(path))
+    hands = explain_events(events)
+    if hand is not None:
+        return (select_hand(hands, hand),), True
+    return hands, isinstance(events[0][1], HandStarted)
+
+
+def print_explanation(
+    hands: tuple[HandExplanation, ...], lang: str, as_json: bool, single: bool
+) -> None:
+    if as_json:
+        document: Any = (
+            hand_json(hands[0], lang)
+            if single
+            else {"hands": [hand_json(h, lang) for h in sorted(hands, key=lambda h: h.number)]}
+        )
+        click.echo(json.dumps(document, ensure_ascii=False, indent=2))
+    else:
+        click.echo(render_text(hands, lang), nl=False)
+
+
+def parse_target(args: tuple[str, ...]) -> tuple[str, int | None]:
+    """``LOG`` or ``MATCH N``."""
+    if len(args) == 1:
+        return args[0], None
+    if len(args) == 2:
+        try:
+            number = int(args[1])
+        except ValueError:
+            number = 0
+        if number < 1:
+            raise MjledgerError(f"hand number must be a positive integer, not {args[1]!r}")
+        return args[0], number
+    raise MjledgerError("explain takes LOG, or MATCH N (a stored hand, with --store)")
+
+
+def store_or_log(args: tuple[str, ...], store: Path | None) -> tuple[str, int | None, bool]:
+    """Whether ARGS name a stored hand (``MATCH N``, or any ARGS with ``--store``) or a log."""
+    target, number = parse_target(args)
+    stored = store is not None or number is not None
+    if stored and number is None:
+        raise MjledgerError("a stored hand is named by MATCH and N: explain --store S MATCH N")
+    return target, number, stored
+
+
+def add_commands(
+    group: click.Group,
+    *,
+    refusals: Callable[[Any], Any],
+    store_option: Callable[[Any], Any],
+    open_ledger: Callable[[Path | None], AbstractContextManager[Ledger]],
+) -> None:
+    """Add ``explain`` to the ``mjledger`` group, with the shell's own store handling."""
+
+    @group.command("explain")
+    @click.argument("args", nargs=-1, required=True)
+    @click.option(
+        "--hand", "hand", type=click.IntRange(min=1), default=None, help="Hand N of a match log."
+    )
+    @lang_option
+    @click.option("--json", "as_json", is_flag=True, help="The steps as data (one JSON document).")
+    @store_option
+    @refusals
+    def explain_command(
+        args: tuple[str, ...], hand: int | None, lang: str, as_json: bool, store: Path | None
+    ) -> None:
+        """Explain a hand step by step: LOG (with --hand N for a match log), or MATCH N stored.
+
+        Every event, the rule and house rule it fell under, the arithmetic, who paid whom and
+        the running net after it, then a summary that ties to the hand's net.
+        """
+        target, number, stored = store_or_log(args, store)
+        if stored:
+            assert number is not None
+            with open_ledger(store) as ledger:
+                hands: tuple[HandExplanation, ...] = (explain_stored(ledger, target, number),)
+            print_explanation(hands, lang, as_json, single=True)
+            return
+        hands, single = explain_file(target, hand)
+        print_explanation(hands, lang, as_json, single)
+
+    @group.command("report")
+    @click.argument("target")
+    @click.option(
+        "--html",
+        "html_file",
+        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        required=True,
+        help="The HTML file to write.",
+    )
+    @lang_option
+    @store_option
+    @refusals
+    def report_command(target: str, html_file: Path, lang: str, store: Path | None) -> None:
+        """Write one self-contained HTML page for a match: TARGET is a log file, or a MATCH id
+        in the store (with --store, or when no file of that name exists).
+
+        A running-score chart, each hand's dealer, outcome and transfers, corrections marked,
+        the totals; nothing is fetched from the network when the page is viewed.
+        """
+        if store is None and (target == "-" or Path(target).is_file()):
+            data = report_from_replay(replay_bytes(read_file(target)))
+        else:
+            with open_ledger(store) as ledger:
+                data = report_from_store(ledger, target)
+        page = render_report(data, lang)
+        try:
+            html_file.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise MjledgerError(f"cannot write {html_file}: {exc.strerror}") from None
+        click.echo(f"report: {len(data.hands)} hands written to {html_file}")
+
+    @group.command("correct")
+    @click.argument("match")
+    @click.argument("number", type=click.IntRange(min=1))
+    @click.option(
+        "--with",
+        "fixed",
+        required=True,
+        help="The corrected hand: a stand-alone hand log with the stored hand's context.",
+    )
+    @click.option("--reason", required=True, help="Why (the upheld complaint).")
+    @click.option("--by", "by", required=True, help="Who corrects it (a staff id).")
+    @click.option(
+        "--keep-later-hands",
+        is_flag=True,
+        help="Accept a correction that would deal the next hand otherwise: later hands keep "
+        "their recorded dealer, streak and round wind; only money changes.",
+    )
+    @store_option
+    @refusals
+    def correct_command(
+        match: str,
+        number: int,
+        fixed: str,
+        reason: str,
+        by: str,
+        keep_later_hands: bool,
+        store: Path | None,
+    ) -> None:
+        """Replace stored hand NUMBER's settlement by a corrected hand (a new, compensating
+        record: nothing stored is changed). Refused, with nothing written, if the corrected
+        hand's table differs from the stored hand's or it changes the next dealer."""
+        text = decode_log(read_file(fixed))
+        with open_ledger(store) as ledger:
+            result = correct(
+                ledger, match, number, text, reason=reason, by=by, keep_later_hands=keep_later_hands
+            )
+            ledger.views.catch_up()
+        click.echo(_done(result))
+
+    @group.command("void")
+    @click.argument("match")
+    @click.argument("number", type=click.IntRange(min=1))
+    @click.option("--reason", required=True, help="Why (the upheld complaint).")
+    @click.option("--by", "by", required=True, help="Who voids it (a staff id).")
+    @store_option
+    @refusals
+    def void_command(match: str, number: int, reason: str, by: str, store: Path | None) -> None:
+        """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
+        with open_ledger(store) as ledger:
+            result = void(ledger, match, number, reason=reason, by=by)
+            ledger.views.catch_up()
+        click.echo(_done(result))
+
+
+def _done(result: CorrectionResult) -> str:
+    def net(values: dict[str, int]) -> str:
+        return "  ".join(f"{p} {a:+d}" if a else f"{p} 0" for p, a in values.items())
+
+    kept = "; later hands keep the recorded rotation" if result.keep_later_hands else ""
+    return (
+        f"{result.kind}: hand {result.number} of match {result.match} "
+        f"(correction {result.correction}){kept}\n"
+        f"  before: {net(result.original_net)}\n  now:    {net(result.net)}"
+    )
+
+
+def decode_log(data: bytes) -> str:
+    """A log's text, or the error naming the first line that is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        read_log_bytes(data)  # raises the error naming the line
+        raise

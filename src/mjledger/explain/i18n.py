@@ -1,0 +1,156 @@
+"""Messages in the players' languages: gettext catalogs (Babel), numbers and lists per locale.
+
+Message ids are stable codes built from reason codes and event types (``kong_added``,
+``won_on_discard.sichuan``, ``outcome.void`` …), never English sentences, so a fix to the
+English wording never orphans a translation. The English text is a catalog like the others.
+
+Where the catalogs come from, and why it is robust: the ``.po`` files under
+``mjledger/locale/<lang>/LC_MESSAGES/`` are the source, kept in the repository and shipped in
+the wheel; the build (``setup.py``) also compiles each to a ``.mo`` beside it. At run time a
+``.mo`` is used when it exists and is not older than its ``.po``; otherwise the ``.po`` is
+compiled in memory with Babel. So a wheel reads its compiled catalogs, while an editable
+install or a plain checkout — where no build step ran, or a translator just edited a ``.po``
+— still finds every message, and never a stale one.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+from babel.lists import format_list
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal, get_minus_sign_symbol, get_plus_sign_symbol
+
+from mjledger.explain.steps import N_, HandExplanation, Net, Param, Sentence, Term
+
+LANGUAGES: Final = ("it", "pt", "es", "fr", "en", "zh")
+DEFAULT_LANGUAGE: Final = "en"
+DOMAIN: Final = "mjledger"
+LOCALE_DIR: Final = Path(__file__).resolve().parents[1] / "locale"
+# Babel's locale for each catalog (Chinese is written in simplified characters).
+BABEL_LOCALE: Final = {"it": "it", "pt": "pt", "es": "es", "fr": "fr", "en": "en", "zh": "zh_Hans"}
+
+LINE_LABEL: Final = N_("label.line")
+RUNNING_NET: Final = N_("running_net")
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def catalog_paths(lang: str) -> tuple[Path, Path]:
+    """The ``.po`` and ``.mo`` of ``lang``."""
+    folder = LOCALE_DIR / lang / "LC_MESSAGES"
+    return folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
+
+
+def compile_catalog(po: Path) -> bytes:
+    """The ``.mo`` bytes of a ``.po`` file (Babel), as the build writes them."""
+    with po.open("rb") as f:
+        catalog = read_po(f, domain=DOMAIN)
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+@cache
+def translations(lang: str) -> gettext.GNUTranslations:
+    """The catalog of ``lang``; a message missing there falls back to English."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"no catalog for {lang!r} (languages: {', '.join(LANGUAGES)})")
+    po, mo = catalog_paths(lang)
+    if mo.exists() and (not po.exists() or mo.stat().st_mtime >= po.stat().st_mtime):
+        data = mo.read_bytes()
+    else:
+        data = compile_catalog(po)
+    found = gettext.GNUTranslations(io.BytesIO(data))
+    if lang != DEFAULT_LANGUAGE:
+        found.add_fallback(translations(DEFAULT_LANGUAGE))
+    return found
+
+
+def message(lang: str, message_id: str) -> str:
+    return translations(lang).gettext(message_id)
+
+
+def placeholders(text: str) -> frozenset[str]:
+    return frozenset(_PLACEHOLDER.findall(text))
+
+
+def number(value: int, lang: str) -> str:
+    return format_decimal(value, locale=BABEL_LOCALE[lang])
+
+
+def signed(value: int, lang: str) -> str:
+    """A balance with its sign, ``+1.024`` / ``−3``, in the locale's digits and signs."""
+    locale = BABEL_LOCALE[lang]
+    if value > 0:
+        return get_plus_sign_symbol(locale) + number(value, lang)
+    if value < 0:
+        return get_minus_sign_symbol(locale) + number(-value, lang)
+    return number(0, lang)
+
+
+def join(items: Iterable[str], lang: str) -> str:
+    return format_list(list(items), locale=BABEL_LOCALE[lang])
+
+
+def param_text(value: Param, lang: str) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return number(value, lang)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Term):
+        return message(lang, value.id)
+    if isinstance(value, Net):
+        return join((f"{p} {signed(a, lang)}" for p, a in value.amounts), lang)
+    return join((number(v, lang) if isinstance(v, int) else v for v in value), lang)
+
+
+def render(sentence: Sentence, lang: str) -> str:
+    """One sentence in ``lang``, its numbers and lists formatted for that locale."""
+    values = {k: param_text(v, lang) for k, v in sentence.params.items()}
+    return message(lang, sentence.id).format(**values)
+
+
+def render_all(sentences: Iterable[Sentence], lang: str) -> str:
+    """Sentences one after the other (Chinese sets no space between them)."""
+    return ("" if lang == "zh" else " ").join(render(s, lang) for s in sentences)
+
+
+def render_hand(hand: HandExplanation, lang: str) -> str:
+    """The explanation as text: one paragraph per step, then the summary."""
+    players = hand.players
+    out: list[str] = []
+    for step in hand.steps:
+        text = render_all(step.sentences, lang)
+        if step.line is not None:
+            text = f"{render(Sentence(LINE_LABEL, {'line': step.line}), lang)} — {text}"
+        if step.money:
+            net = Net.of(players, step.net_after)
+            text += "\n    " + render(Sentence(RUNNING_NET, {"net": net}), lang)
+        out.append(text)
+    out.append("")
+    out.extend(render(s, lang) for s in hand.summary)
+    return "\n".join(out) + "\n"
+
+
+def render_text(hands: Iterable[HandExplanation], lang: str) -> str:
+    return "\n".join(render_hand(h, lang) for h in hands)
+
+
+def hand_json(hand: HandExplanation, lang: str) -> dict[str, object]:
+    """``--json``: the explanation as data, each step and the summary also as text in ``lang``."""
+    data = hand.to_json()
+    for step, out in zip(hand.steps, data["steps"], strict=True):
+        out["text"] = render_all(step.sentences, lang)
+    data["summary_text"] = render_all(hand.summary, lang)
+    data["lang"] = lang
+    return data

@@ -1,0 +1,463 @@
+"""Disputed hands in the store: explaining a stored hand, and correcting the record.
+
+Nothing stored is ever edited or deleted. An upheld dispute is recorded as new, compensating
+events, in one transaction:
+
+* ``hand_corrected`` — hand *n*'s settlement is replaced by a corrected hand, whose events go
+  into a stream of their own, ``hand/{match}/{n}/correction/{k}`` (its first row the stored
+  hand's own stand-alone ``hand_started``, so the context cannot drift);
+* ``hand_voided`` — hand *n*'s transfers stop counting.
+
+Both rows go into the match's **corrections stream**, ``corrections/{match}``, the *k*-th
+correction at version *k*. Its digest chain starts from the match stream's latest digest
+(as a hand does) and each row chains onto the one before; a correction's hand stream starts
+from the same digest its ``hand_corrected`` row does, and that row carries the stream's last
+digest and length — exactly the match/hand pattern of docs/store.md, one level down.
+
+The rotation is never rewritten: later hands were dealt as recorded. A correction whose hand
+would pass the deal to someone else than the record says is refused, unless the caller says
+later hands keep their recorded dealer, streak and round wind (``keep_later_hands``): then
+only money changes. A void keeps the rotation as recorded.
+
+(Table stakes do not exist yet. When they do, a correction of any hand but the last must be
+refused for a match with stakes: that check belongs in :func:`_refusals_for`.)
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import attrs
+from attrs import frozen
+from eventsourcing.application import AggregateNotFoundError
+
+from mjledger.errors import MjledgerError, StoreError
+from mjledger.fold.hand import HandState, close_hand
+from mjledger.fold.match import rotate
+from mjledger.fold.replay import replay_events
+from mjledger.log.codec import dumps_event, event_to_json, parse_log
+from mjledger.log.events import Event, HandStarted, PlayerAtWallEnd, WallExhausted
+from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.store.events import HandCorrected, HandVoided
+from mjledger.store.importer import shift_lines
+from mjledger.store.projectors import MatchRecord, project_hand, project_match
+from mjledger.store.records import Recorded, seal
+from mjledger.store.streams import _NAMESPACE, match_stream
+
+if TYPE_CHECKING:
+    from mjledger.store.application import Ledger
+
+
+def corrections_stream(match_id: str) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"corrections/{match_id}")
+
+
+def correction_stream(match_id: str, number: int, correction: int) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"hand/{match_id}/{number}/correction/{correction}")
+
+
+@frozen
+class Correction:
+    """One row of a match's corrections stream, with when it was stored."""
+
+    version: int
+    when: str
+    event: HandCorrected | HandVoided
+
+    @property
+    def number(self) -> int:
+        return self.event.number
+
+    @property
+    def kind(self) -> str:
+        return "corrected" if isinstance(self.event, HandCorrected) else "voided"
+
+    def note(self, players: Sequence[str]) -> dict[str, Any]:
+        """What ``history --json`` shows of it: kind, when, by, reason, the nets around it."""
+        e = self.event
+        net = e.net if isinstance(e, HandCorrected) else dict.fromkeys(players, 0)
+        return {
+            "kind": self.kind,
+            "when": self.when,
+            "by": e.by,
+            "reason": e.reason,
+            "original_net": dict(e.original_net),
+            "net": dict(net),
+        }
+
+
+@frozen
+class CorrectionLog:
+    version: int
+    digest: str
+    entries: tuple[Correction, ...] = ()
+
+    def latest(self, number: int, before: int | None = None) -> Correction | None:
+        """The correction in force for hand ``number`` (only those below version ``before``)."""
+        found = None
+        for c in self.entries:
+            if c.number == number and (before is None or c.version < before):
+                found = c
+        return found
+
+    def of(self, number: int) -> tuple[Correction, ...]:
+        return tuple(c for c in self.entries if c.number == number)
+
+
+def project_corrections(
+    record: CorrectionLog | None, stored: Iterable[Recorded]
+) -> CorrectionLog | None:
+    for r in stored:
+        entry = Correction(r.originator_version, r.recorded_at, r.event)
+        previous = record.entries if record is not None else ()
+        record = CorrectionLog(r.originator_version, r.digest, (*previous, entry))
+    return record
+
+
+@frozen
+class CorrectionResult:
+    """What ``correct``/``void`` recorded."""
+
+    match: str
+    number: int
+    kind: str
+    correction: int
+    original_net: dict[str, int]
+    net: dict[str, int]
+    keep_later_hands: bool = False
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def correction_log(ledger: Ledger, match_id: str) -> CorrectionLog | None:
+    try:
+        log: CorrectionLog = ledger._get(
+            corrections_stream(match_id), projector_func=project_corrections
+        )
+    except AggregateNotFoundError:
+        return None
+    return log
+
+
+def corrected_events(ledger: Ledger, event: HandCorrected) -> list[Event]:
+    stream = correction_stream(event.match, event.number, event.correction)
+    return [cast(Recorded, r).event for r in ledger.events.get(stream)]
+
+
+def _length(match: MatchRecord, log: CorrectionLog, number: int) -> int:
+    """How many lines hand ``number`` takes in the (corrected) export."""
+    c = log.latest(number)
+    if c is None:
+        return match.closed[number - 1].events
+    if isinstance(c.event, HandCorrected):
+        return c.event.events
+    return 2  # a voided hand is exported as hand_started + an empty wall (see export_events)
+
+
+def first_line(match: MatchRecord, log: CorrectionLog | None, number: int) -> int:
+    """The line of hand ``number``'s ``hand_started`` in the match's (corrected) export."""
+    if log is None:
+        return match.first_line(number)
+    return 2 + sum(_length(match, log, n) for n in range(1, number))
+
+
+def settle_corrected(
+    ledger: Ledger,
+    match: MatchRecord,
+    number: int,
+    original: HandState,
+    *,
+    before: int | None = None,
+) -> HandState:
+    """Hand ``number``'s settlement with the corrections in force (those below ``before``).
+
+    ``original`` is the hand as recorded, lines of the uncorrected export, next dealer as
+    recorded. A corrected hand takes the corrected hand's transfers; a voided one none; the
+    recorded rotation stays either way.
+    """
+    log = correction_log(ledger, match.match_id)
+    if log is None:
+        return original
+    first = first_line(match, log, number)
+    entry = log.latest(number, before)
+    if entry is None:
+        return shift_lines(original, first - match.first_line(number))
+    if isinstance(entry.event, HandVoided):
+        return attrs.evolve(original, transfers=())
+    stream = correction_stream(match.match_id, number, entry.event.correction)
+    record = project_hand(None, (cast(Recorded, r) for r in ledger.events.get(stream)))
+    assert record is not None
+    state = shift_lines(close_hand(record.state), first - 1)
+    return attrs.evolve(state, next_dealer=original.next_dealer)
+
+
+def notes(ledger: Ledger, match_id: str) -> dict[int, list[dict[str, Any]]]:
+    """Every correction of the match, per hand, in the order they were made."""
+    log = correction_log(ledger, match_id)
+    if log is None:
+        return {}
+    players = ledger.match(match_id).started.players
+    out: dict[int, list[dict[str, Any]]] = {}
+    for c in log.entries:
+        out.setdefault(c.number, []).append(c.note(players))
+    return out
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def _closed_hand(ledger: Ledger, match_id: str, number: int) -> MatchRecord:
+    match = ledger.match(match_id)
+    if number > len(match.closed):
+        if number <= ledger.hands_in(match_id):
+            raise StoreError(
+                f"hand {number} of match {match_id!r} is still in progress: "
+                "only a finished hand can be corrected or voided"
+            )
+        raise StoreError(f"match {match_id!r} has no hand {number}")
+    return match
+
+
+def _who(reason: str, by: str) -> None:
+    if not reason.strip():
+        raise MjledgerError("a correction needs a reason (--reason)")
+    if not by.strip():
+        raise MjledgerError("a correction needs the id of who makes it (--by)")
+
+
+def _refusals_for(stored: HandStarted, fixed: HandStarted, fixed_hand: HandState) -> list[str]:
+    """Why the corrected hand cannot stand in for the stored one (empty: it can)."""
+    problems = []
+    for name, mine, theirs in (
+        ("rule set", fixed.ruleset, stored.ruleset),
+        ("players", fixed.players, stored.players),
+        ("house rules", rules_to_json(fixed_hand.rules), rules_to_json(stored.rules)),
+        ("dealer", fixed.dealer, stored.dealer),
+        ("dealer streak", fixed_hand.dealer_streak, stored.dealer_streak),
+        ("round wind", fixed_hand.round_wind, stored.round_wind or "east"),
+    ):
+        if mine != theirs:
+            problems.append(
+                f"its {name} ({_show(mine)}) differ from the stored hand's ({_show(theirs)})"
+            )
+    if fixed.match is not None and fixed.match != stored.match:
+        problems.append(f"it names match {fixed.match!r}, not {stored.match!r}")
+    if fixed.number is not None and fixed.number != stored.number:
+        problems.append(f"it names hand {fixed.number}, not {stored.number}")
+    if fixed_hand.outcome == "unfinished":
+        problems.append("the corrected hand does not end (no win that ends it, no empty wall)")
+    # Table stakes (a later issue): refuse here any hand but the last of a match with stakes.
+    return problems
+
+
+def _show(value: object) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def _previous_digest(ledger: Ledger, match: MatchRecord, log: CorrectionLog | None) -> str:
+    return log.digest if log is not None else match.digest
+
+
+def correct(
+    ledger: Ledger,
+    match_id: str,
+    number: int,
+    fixed_text: str,
+    *,
+    reason: str,
+    by: str,
+    keep_later_hands: bool = False,
+) -> CorrectionResult:
+    """Replace hand ``number``'s settlement by the corrected hand in ``fixed_text`` (a
+    stand-alone hand log). Refused (nothing written) if its context differs from the stored
+    hand's, if it does not end, or if it would deal the next hand to someone else than the
+    record says and ``keep_later_hands`` is not given."""
+    _who(reason, by)
+    match = _closed_hand(ledger, match_id, number)
+    events = parse_log(fixed_text)
+    head = events[0][1]
+    if not isinstance(head, HandStarted) or not head.stand_alone:
+        raise MjledgerError(
+            "the corrected hand must be a stand-alone hand log (its first line a hand_started "
+            "carrying ruleset, players and dealer)"
+        )
+    fixed = replay_events(events).hands[0]
+    stored = ledger.hand_events(match_id, number)[0]
+    assert isinstance(stored, HandStarted)
+    problems = _refusals_for(stored, head, fixed)
+    if problems:
+        raise MjledgerError(f"correction of hand {number} refused: " + "; ".join(problems))
+    recorded_next = match.closed[number - 1].next_dealer
+    corrected_next = _next_dealer(ledger, match_id, number, fixed, stored)
+    moved = corrected_next != recorded_next
+    if moved and not keep_later_hands:
+        later = (
+            f"hand {number + 1} is recorded as dealt by {recorded_next}"
+            if number < ledger.hands_in(match_id)
+            else f"the record deals the next hand to {recorded_next}"
+        )
+        raise MjledgerError(
+            f"correction of hand {number} refused: it changes the next dealer to "
+            f"{corrected_next or 'nobody (the match would be over)'}, but {later}; pass "
+            "--keep-later-hands to keep the recorded rotation and change only the money"
+        )
+    log = correction_log(ledger, match_id)
+    k = (log.version if log is not None else 0) + 1
+    previous = _previous_digest(ledger, match, log)
+    original_net = ledger.settlement(match_id, number).net()
+    stream = correction_stream(match_id, number, k)
+    rows = [seal(stream, 1, stored, previous)]
+    for version, (_line, event) in enumerate(events[1:], 2):
+        rows.append(seal(stream, version, event, rows[-1].digest, rows[0].recorded_at))
+    entry = HandCorrected(
+        match=match_id,
+        number=number,
+        correction=k,
+        events=len(rows),
+        hand_digest=rows[-1].digest,
+        reason=reason,
+        by=by,
+        original_net=original_net,
+        net=fixed.net(),
+        outcome="won" if fixed.outcome == "won" else "void",
+        winners=fixed.winners,
+        keep_later_hands=moved,
+    )
+    rows.append(seal(corrections_stream(match_id), k, entry, previous, rows[0].recorded_at))
+    ledger._save(rows)
+    return CorrectionResult(match_id, number, "corrected", k, original_net, fixed.net(), moved)
+
+
+def _next_dealer(
+    ledger: Ledger, match_id: str, number: int, fixed: HandState, stored: HandStarted
+) -> str | None:
+    """Who the corrected hand deals the next hand to, by the match's own rotation."""
+    before: MatchRecord = ledger._get(
+        match_stream(match_id), version=number, projector_func=project_match
+    )
+    state = before.state
+    if state.first_dealer is None:
+        state = attrs.evolve(state, first_dealer=stored.dealer)
+    return rotate(state, fixed).next_dealer
+
+
+def void(ledger: Ledger, match_id: str, number: int, *, reason: str, by: str) -> CorrectionResult:
+    """Annul hand ``number``'s settlement (its transfers stop counting; the rotation stays)."""
+    _who(reason, by)
+    match = _closed_hand(ledger, match_id, number)
+    log = correction_log(ledger, match_id)
+    current = log.latest(number) if log is not None else None
+    if current is not None and isinstance(current.event, HandVoided):
+        raise MjledgerError(f"hand {number} of match {match_id!r} is already voided")
+    original_net = ledger.settlement(match_id, number).net()
+    k = (log.version if log is not None else 0) + 1
+    entry = HandVoided(match_id, number, reason, by, original_net)
+    ledger._save(
+        [seal(corrections_stream(match_id), k, entry, _previous_digest(ledger, match, log))]
+    )
+    zero = dict.fromkeys(original_net, 0)
+    return CorrectionResult(match_id, number, "voided", k, original_net, zero)
+
+
+# --- export -----------------------------------------------------------------------------------
+
+
+def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator[Event]:
+    """The match as a plain log with its corrections applied: a corrected hand's own events
+    in place of the original's; a voided hand as its start and an empty wall (no money).
+
+    After a void, or a correction that kept the recorded rotation although the hand would
+    deal otherwise, later ``hand_started`` lines leave the dealer out: the record's dealer
+    may not be the one the corrected log's rotation gives, and the money does not depend on
+    it (rules.md), so the log replays to the corrected totals.
+    """
+    started = ledger.match(match_id).started
+    yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
+    free_dealer = False
+    for number in range(1, ledger.hands_in(match_id) + 1):
+        entry = log.latest(number)
+        original = ledger.hand_events(match_id, number)
+        if entry is None:
+            events = original
+        elif isinstance(entry.event, HandCorrected):
+            events = corrected_events(ledger, entry.event)
+            free_dealer = free_dealer or entry.event.keep_later_hands
+        else:
+            events = [original[0], _empty_wall(original[0])]
+        first = events[0]
+        assert isinstance(first, HandStarted)
+        yield HandStarted(dealer=None if free_dealer else first.dealer)
+        yield from events[1:]
+        if entry is not None and isinstance(entry.event, HandVoided):
+            free_dealer = True
+
+
+def _empty_wall(start_event: Event) -> WallExhausted:
+    assert isinstance(start_event, HandStarted)
+    if start_event.ruleset == "sichuan":
+        assert start_event.players is not None
+        return WallExhausted({p: PlayerAtWallEnd(ready=False) for p in start_event.players})
+    return WallExhausted()
+
+
+def export_with_corrections(ledger: Ledger, match_id: str) -> str:
+    """The match as recorded, each hand followed by its ``hand_corrected``/``hand_voided``
+    extension lines (docs/store.md): the whole record, for an audit. ``replay`` refuses these
+    extension lines; the plain ``export`` is the log that replays."""
+    log = correction_log(ledger, match_id)
+    out: list[str] = []
+    events = ledger.export_events(match_id, corrected=False)
+    number = 0
+    for event in events:
+        if isinstance(event, HandStarted) and number and log is not None:
+            out.extend(_extension_lines(ledger, log, number))
+        if isinstance(event, HandStarted):
+            number += 1
+        out.append(dumps_event(event))
+    if log is not None and number:
+        out.extend(_extension_lines(ledger, log, number))
+    return "".join(line + "\n" for line in out)
+
+
+def _extension_lines(ledger: Ledger, log: CorrectionLog, number: int) -> list[str]:
+    import json
+
+    lines = []
+    for c in log.of(number):
+        data: dict[str, Any] = {
+            "type": c.event.TYPE,
+            "number": number,
+            "recorded_at": c.when,
+            "by": c.event.by,
+            "reason": c.event.reason,
+            "original_net": c.event.original_net,
+        }
+        if isinstance(c.event, HandCorrected):
+            data["net"] = c.event.net
+            data["keep_later_hands"] = c.event.keep_later_hands
+            data["events"] = [event_to_json(e) for e in corrected_events(ledger, c.event)]
+        lines.append(json.dumps(data, ensure_ascii=False))
+    return lines
+
+
+__all__ = [
+    "Correction",
+    "CorrectionLog",
+    "CorrectionResult",
+    "correct",
+    "correction_log",
+    "correction_stream",
+    "corrections_stream",
+    "export_events",
+    "export_with_corrections",
+    "notes",
+    "settle_corrected",
+    "void",
+]
