@@ -131,3 +131,25 @@ def test_the_commands(tmp_path: Path) -> None:
         "hand_corrected"
         in run(main, ["export", SC_ID, "--store", store, "--with-corrections"]).output
     )
+
+
+def test_a_plugin_rule_set_is_explained_by_what_its_hooks_settled() -> None:
+    """A rule set mjledger has no arithmetic for (the toy "every win pays 1"): each step shows
+    the money its hooks settled, in every language, and it still ties to the net."""
+    from mjledger.explain import explain_log, money_by_player
+    from mjledger.explain.i18n import render_text
+    from mjledger.rules import registered
+    from tests.cli.test_registry import EXPECTED_TOTALS, TOY_LOG
+    from tests.toy_ruleset import FLAT
+
+    with registered(FLAT):
+        hands = explain_log(TOY_LOG)
+        totals = dict.fromkeys(EXPECTED_TOTALS, 0)
+        for hand in hands:
+            assert money_by_player(hand) == hand.net
+            for p, a in hand.net.items():
+                totals[p] += a
+            for lang in LANGUAGES:
+                assert render_text([hand], lang)
+        assert totals == EXPECTED_TOTALS
+        assert any(s.sentences[0].id == "other_ruleset" for h in hands for s in h.steps)
