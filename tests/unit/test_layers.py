@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("mjledger.rules.protocol", "mjledger.rules.registry"),
     ("mjledger.log", "mjledger.rules.house"),
     ("mjledger.rules",),
-    ("mjledger.fold",),
+    ("mjledger.fold", "mjledger.sim"),
     ("mjledger.store",),
     ("mjledger.explain",),
     ("mjledger.cli",),

@@ -1,0 +1,227 @@
+"""``mjledger simulate`` and ``mjledger demo``: realistic logs on demand, and a first look.
+
+Thin shells over :mod:`mjledger.sim`. ``demo`` records into the store with the ledger and
+then shows the store through the ``scores``, ``streaks`` and ``hand`` commands themselves
+(found on the root command group, so the display is the one those commands print).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from eventsourcing.persistence import PersistenceError
+from rich.console import Console
+from rich.table import Table
+
+from mjledger.errors import MjledgerError
+from mjledger.fold.replay import replay
+from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch
+from mjledger.sim.run import simulate as simulate_matches
+from mjledger.sim.stats import summarize
+from mjledger.store.application import Ledger, store_path
+
+__all__ = ["demo", "simulate"]
+
+EXIT_REFUSED = 2
+
+
+def _refuse(ctx: click.Context, error: MjledgerError) -> None:
+    click.echo(f"mjledger: {error}", err=True)
+    ctx.exit(EXIT_REFUSED)
+
+
+def _players(value: str | None) -> tuple[str, ...]:
+    if value is None:
+        return DEFAULT_PLAYERS
+    players = tuple(p.strip() for p in value.split(","))
+    if len(players) != 4 or len(set(players)) != 4 or not all(players):
+        raise click.BadParameter(f"four distinct non-empty ids, comma-separated, not {value!r}")
+    return players
+
+
+def _rules(value: str | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    try:
+        rules = json.loads(value)
+    except json.JSONDecodeError as error:
+        raise click.BadParameter(f"not valid JSON: {error}") from None
+    if not isinstance(rules, dict):
+        raise click.BadParameter("the house rules are a JSON object, e.g. '{\"fan_cap\": 3}'")
+    return rules
+
+
+@click.command("simulate")
+@click.option(
+    "--ruleset",
+    type=click.Choice(["sichuan", "hongkong"]),
+    default="sichuan",
+    show_default=True,
+)
+@click.option(
+    "--hands",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Hands per match (Hong Kong: at most; its match ends after the north round).",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Same seed, same log.")
+@click.option(
+    "--matches",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Write this many matches, one log each, into the directory -o.",
+)
+@click.option("--players", help="Four player ids in turn order, comma-separated.")
+@click.option("--rules", "rules_json", help="House rules as a JSON object, e.g. '{\"base\": 2}'.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="The log file (a directory with --matches); standard output if left out.",
+)
+@click.option("--stats", is_flag=True, help="Print what was played (fan, patterns, …) on stderr.")
+@click.pass_context
+def simulate(
+    ctx: click.Context,
+    /,
+    ruleset: str,
+    hands: int,
+    seed: int,
+    matches: int,
+    players: str | None,
+    rules_json: str | None,
+    output: Path | None,
+    stats: bool,
+) -> None:
+    """Simulate legal tile-level play and write match logs (every win with its tiles)."""
+    if matches > 1 and output is None:
+        raise click.UsageError("--matches writes one log per match: give a directory with -o")
+    table = _players(players)
+    rules = _rules(rules_json)
+    played: list[SimulatedMatch] = []
+    try:
+        if matches > 1:
+            assert output is not None
+            output.mkdir(parents=True, exist_ok=True)
+        for match in simulate_matches(
+            ruleset, hands=hands, seed=seed, matches=matches, players=table, rules=rules
+        ):
+            text = match.text()
+            if output is None:
+                click.echo(text, nl=False)
+            elif matches > 1:
+                (output / f"{match.match}.jsonl").write_text(text, encoding="utf-8")
+            else:
+                output.write_text(text, encoding="utf-8")
+            played.append(match)
+    except MjledgerError as error:
+        _refuse(ctx, error)
+    except OSError as error:
+        _refuse(ctx, MjledgerError(f"cannot write {error.filename}: {error.strerror}"))
+    if stats:
+        print_summary(summarize(played), Console(stderr=True))
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    """The summary as small tables: what a person checks to see that the play looks real."""
+    console.print(
+        f"{summary['logs']} log(s), {summary['hands']} hands, {summary['events']} events; "
+        f"{summary['wins']} wins, {summary['void_hands']} hands nobody won, "
+        f"{summary['wins_passed']} wins passed up (the log could not have told them apart)"
+    )
+    for title, key in (
+        ("Wins by fan", "wins_by_fan"),
+        ("Wins by how", "wins_by_how"),
+        ("Patterns", "patterns"),
+        ("Kongs", "kongs"),
+        ("Players still in at an empty wall", "wall_ends"),
+    ):
+        rows = summary[key]
+        if not any(rows.values()):
+            continue
+        table = Table(title=title, title_justify="left")
+        table.add_column("")
+        table.add_column("count", justify="right")
+        for name, count in rows.items():
+            table.add_row(name, str(count))
+        console.print(table)
+
+
+# --- demo ------------------------------------------------------------------------------------
+
+
+@click.command("demo")
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The SQLite store (default: $MJLEDGER_STORE, else ./mjledger.sqlite).",
+)
+@click.option("--hands", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--seed", type=int, default=2026, show_default=True)
+@click.pass_context
+def demo(ctx: click.Context, /, store: Path | None, hands: int, seed: int) -> None:
+    """Simulate a short match of each rule set into the store and show what mjledger keeps.
+
+    Match ids come from the seed, so running the demo again records nothing twice.
+    """
+    console = Console()
+    path = store_path(store)
+    shown: tuple[str, int] | None = None
+    try:
+        ledger = Ledger(path)
+        try:
+            for ruleset in ("sichuan", "hongkong"):
+                (match,) = simulate_matches(ruleset, hands=hands, seed=seed, prefix="demo")
+                result = ledger.record_log(match.text())
+                if result.status == "unchanged":
+                    done = "already recorded, nothing written"
+                else:
+                    done = f"{result.status}: {result.hands} hands, {result.events} events"
+                console.print(f"{ruleset} match [bold]{result.match}[/bold] — {done}")
+                if ruleset == "sichuan":
+                    shown = (match.match, _busiest_hand(match))
+            ledger.views.catch_up()
+        finally:
+            ledger.close()
+    except MjledgerError as error:
+        _refuse(ctx, error)
+    except (PersistenceError, sqlite3.Error) as error:  # no such directory, not a database
+        _refuse(ctx, MjledgerError(f"cannot open the store {path}: {error}"))
+    root = ctx.find_root().command
+    assert isinstance(root, click.Group)
+    for name in ("scores", "streaks"):
+        _run(ctx, root, name, store=path, as_json=False)
+    assert shown is not None
+    match_id, number = shown
+    console.print(f"\nStep by step: hand {number} of {match_id}, every payment and its line")
+    if root.get_command(ctx, "explain") is not None:
+        _run(ctx, root, "explain", match=match_id, number=number, store=path)
+    else:
+        _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
+    console.print(
+        f"\nTry: mjledger history {match_id} --store {path}   "
+        f"mjledger export {match_id} --store {path} | mjledger replay -"
+    )
+    sys.stdout.flush()
+
+
+def _run(ctx: click.Context, root: click.Group, name: str, **params: Any) -> None:
+    command = root.get_command(ctx, name)
+    assert command is not None, name
+    accepted = {p.name for p in command.params}
+    ctx.invoke(command, **{k: v for k, v in params.items() if k in accepted})
+
+
+def _busiest_hand(match: SimulatedMatch) -> int:
+    """The hand with the most payments: the one worth reading step by step."""
+    hands = replay(match.text()).hands
+    best = max(hands, key=lambda h: (len({t.reason for t in h.transfers}), len(h.transfers)))
+    return best.number

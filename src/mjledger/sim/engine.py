@@ -1,0 +1,749 @@
+"""Play whole hands and matches tile by tile, and write down what the log contract records.
+
+One hand is a small state machine over a seeded :class:`~mjledger.sim.wall.Wall`: deal, void
+suits (Sichuan), then turns of draw → self-draw or kong → discard → claims (wins first, then
+an exposed kong or a pung, then a Hong Kong chow). What the contract records goes into the log
+as events, each win and each Sichuan wall entry with its tiles, so that every fan and every
+end-of-wall fact in a simulated log is derived by mjledger, never asserted:
+
+* every discard nobody claims, and every discard claimed for a pung or a chow (those claims
+  are not events, the discard is); a discard claimed for a win or an exposed kong is implied
+  by that line, as the contract says;
+* every kong, in Hong Kong too; a robbed kong is not logged (the robbing win stands for it);
+* ``last_tile`` on a win on the wall's last tile (or on the discard after drawing it).
+
+Wins are decided with the project's own evaluator (a Hong Kong win must reach ``min_fan``);
+first-turn wins are counted only when nothing at all has been claimed yet, never more often
+than the ledger infers them from the log, so a win the simulator declares is always legal.
+The simulator does not replay its own output: the tests do.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from functools import cache
+from typing import Final, Literal
+
+import attrs
+
+from mjledger.log.codec import dumps_event
+from mjledger.log.events import (
+    WINDS,
+    Discarded,
+    Event,
+    HandStarted,
+    KongDeclared,
+    MatchStarted,
+    MeldRecord,
+    PlayerAtWallEnd,
+    RulesetName,
+    SelfDrawn,
+    VoidSuitChosen,
+    WallExhausted,
+    WonOnDiscard,
+)
+from mjledger.rules.protocol import HouseRules, Ruleset, WinContext
+from mjledger.rules.registry import find_ruleset
+from mjledger.sim import policy
+from mjledger.sim.policy import SimMeld, suit_mask
+from mjledger.sim.wall import Wall
+from mjledger.tiles.decompose import Shapes, waits_from_counts
+from mjledger.tiles.fan import FanResult
+from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
+
+SUIT_LETTERS: Final = "mps"
+DRAGONS: Final = (1 << 31) | (1 << 32) | (1 << 33)
+
+WinHow = Literal["discard", "self_drawn", "robbing_kong"]
+WallStatusName = Literal["flower_pig", "ready", "not_ready"]
+
+
+@attrs.frozen
+class WinRecord:
+    """One simulated win as the simulator scored it (the ledger derives the same from the log,
+    or more where it infers a first-turn win the simulator did not count)."""
+
+    hand: int
+    player: str
+    how: WinHow
+    fan: int
+    limit: bool
+    codes: tuple[str, ...]
+
+
+@attrs.frozen
+class WallRecord:
+    """A Sichuan player still in when the wall ran out, as the evaluator sees their tiles."""
+
+    hand: int
+    player: str
+    status: WallStatusName
+    best_fan: int | None
+
+
+@attrs.frozen
+class SimulatedMatch:
+    """A simulated match: its log events in order, and what happened, for statistics."""
+
+    match: str
+    ruleset: str
+    events: tuple[Event, ...]
+    hands: int
+    wins: tuple[WinRecord, ...]
+    walls: tuple[WallRecord, ...]
+    kongs: tuple[tuple[str, int], ...]  # (kind, count) for exposed, added, concealed, robbed
+    void_hands: int = 0  # hands nobody won
+    passed_wins: int = 0  # wins passed up because the log could not have told them apart
+
+    def text(self) -> str:
+        """The log: JSON Lines, one event a line, as the contract writes them."""
+        return "".join(dumps_event(e) + "\n" for e in self.events)
+
+
+@cache
+def _meld(kind: str, slot: int, concealed: bool) -> Meld:
+    return Meld.parse(kind, _notation_of(SimMeld(kind, slot, concealed).slots), concealed=concealed)  # type: ignore[arg-type]
+
+
+def _notation_of(slots: Sequence[int]) -> str:
+    return format_tiles(TILES[s] for s in slots)
+
+
+def _tiles_of(counts: Sequence[int]) -> tuple[Tile, ...]:
+    return tuple(TILES[i] for i in range(34) for _ in range(counts[i]))
+
+
+def _notation(counts: Sequence[int]) -> str:
+    return format_tiles(_tiles_of(counts))
+
+
+def _meld_record(meld: SimMeld) -> MeldRecord:
+    return MeldRecord(meld.kind, _notation_of(meld.slots), meld.concealed)
+
+
+class _Seat:
+    """One player's side of the table during a hand (mutable: the hand is one simulation)."""
+
+    __slots__ = ("counts", "draws", "kong_run", "mask", "melds", "out", "void")
+
+    def __init__(self) -> None:
+        self.counts = [0] * 34
+        self.melds: list[SimMeld] = []
+        self.void: int | None = None
+        self.out = False
+        self.draws = 0
+        self.mask = 0  # the tiles that would complete the hand while it is one tile short
+        self.kong_run = False  # a kong declared since this player's last discard
+
+    def void_tiles(self) -> int:
+        if self.void is None:
+            return 0
+        return sum(self.counts[9 * self.void : 9 * self.void + 9])
+
+
+@attrs.frozen
+class _Table:
+    ruleset: Ruleset
+    players: tuple[str, ...]
+    rules: HouseRules
+    shapes: Shapes
+
+
+class _Hand:
+    """One hand from the deal to its end; :meth:`play` fills ``events`` and the records."""
+
+    def __init__(
+        self, table: _Table, rng: random.Random, number: int, dealer: int, wind: int
+    ) -> None:
+        self.table = table
+        self.sichuan = table.ruleset.void_suits
+        self.number = number
+        self.dealer = dealer
+        self.wind = wind
+        self.wall = Wall(rng, table.ruleset.name)
+        self.seats = [_Seat() for _ in range(4)]
+        self.visible = [0] * 34
+        self.untouched = True  # nothing claimed, konged or won yet: first turns still on
+        self.events: list[Event] = []
+        self.wins: list[WinRecord] = []
+        self.walls: list[WallRecord] = []
+        self.kongs = {"exposed": 0, "added": 0, "concealed": 0, "robbed": 0}
+        self.winners: list[int] = []
+        self.first_winners: tuple[int, ...] = ()
+        self.first_from: int | None = None
+        self.ended = False
+        self._dealer_tile = -1
+        self.passed_wins = 0  # wins declined because the log could not tell them apart
+
+    # --- the flow of a hand -------------------------------------------------------------------
+
+    def play(self) -> None:
+        self.events.append(HandStarted(dealer=self.table.players[self.dealer]))
+        self._deal()
+        current = self.dealer
+        mode = "drawn"
+        tile = self._dealer_tile
+        replacement = False
+        while not self.ended:
+            seat = self.seats[current]
+            if mode == "draw":
+                if self.wall.playable == 0:
+                    self._wall_end()
+                    break
+                tile = self.wall.draw()
+                seat.counts[tile] += 1
+                seat.draws += 1
+                replacement = False
+                mode = "drawn"
+            if mode == "drawn":
+                if self._self_draw(current, tile, replacement):
+                    if not self.ended:
+                        current, mode = self._next_in(current), "draw"
+                    continue
+                kong = self._choose_kong(current)
+                if kong is not None:
+                    kind, slot = kong
+                    if kind == "added":
+                        robbers = self._winners_on(current, slot, robbing=True)
+                        if robbers:
+                            seat.counts[slot] -= 1
+                            self._refresh_mask(seat)
+                            self.kongs["robbed"] += 1
+                            self._discard_wins(current, slot, robbers, robbing=True)
+                            if not self.ended:
+                                current, mode = self._next_in(robbers[-1][0]), "draw"
+                            continue
+                    self._declare_kong(current, kind, slot, None)
+                    tile = self.wall.draw_replacement()
+                    seat.counts[tile] += 1
+                    replacement = True
+                    continue
+            # A discard: from a drawn hand, or right after claiming a pung or a chow.
+            current, mode, tile, replacement = self._discard(current)
+
+    def _deal(self) -> None:
+        for _ in range(13):
+            for k in range(4):
+                seat = self.seats[(self.dealer + k) % 4]
+                seat.counts[self.wall.draw()] += 1
+        dealer = self.seats[self.dealer]
+        self._dealer_tile = self.wall.draw()
+        dealer.counts[self._dealer_tile] += 1
+        dealer.draws = 1
+        for k in range(4):
+            index = (self.dealer + k) % 4
+            seat = self.seats[index]
+            if self.sichuan:
+                seat.void = policy.choose_void(seat.counts)
+                self.events.append(
+                    VoidSuitChosen(
+                        player=self.table.players[index],
+                        suit=SUIT_LETTERS[seat.void],  # type: ignore[arg-type]
+                    )
+                )
+            if index != self.dealer:
+                self._refresh_mask(seat)
+
+    def _discard(self, current: int) -> tuple[int, str, int, bool]:
+        """Discard, then settle the claims on it; returns who acts next and how."""
+        seat = self.seats[current]
+        slot = self._choose_discard(current)
+        seat.counts[slot] -= 1
+        self._refresh_mask(seat)
+        last = self.wall.playable == 0
+        winners = self._winners_on(current, slot, robbing=False, last=last)
+        if winners:
+            self._discard_wins(current, slot, winners, robbing=False, last=last)
+            return self._next_in(winners[-1][0]), "draw", slot, False
+        seat.kong_run = False
+        claim = None if last else self._claim(current, slot)
+        if claim is not None and claim[1] == "kong":
+            who = claim[0]
+            self._declare_kong(who, "exposed", slot, current)
+            tile = self.wall.draw_replacement()
+            self.seats[who].counts[tile] += 1
+            return who, "drawn", tile, True
+        self.events.append(Discarded(player=self.table.players[current], tile=str(TILES[slot])))
+        self.visible[slot] += 1
+        if claim is None:
+            return self._next_in(current), "draw", slot, False
+        who, kind, low = claim
+        claimer = self.seats[who]
+        meld = SimMeld(kind, low)  # type: ignore[arg-type]
+        taken = list(meld.slots)
+        taken.remove(slot)  # the discard itself; the rest come from the claimer's hand
+        for s in taken:
+            claimer.counts[s] -= 1
+            self.visible[s] += 1
+        claimer.melds.append(meld)
+        self.untouched = False
+        return who, "claimed", slot, False
+
+    def _next_in(self, after: int) -> int:
+        for step in range(1, 5):
+            index = (after + step) % 4
+            if not self.seats[index].out:
+                return index
+        raise AssertionError("nobody left in the hand")  # pragma: no cover
+
+    # --- wins ---------------------------------------------------------------------------------
+
+    def _evaluate(
+        self,
+        index: int,
+        counts: Sequence[int],
+        tile: int,
+        *,
+        self_drawn: bool,
+        bloom: bool = False,
+        cannon: bool = False,
+        robbing: bool = False,
+        last: bool = False,
+        first_turn: bool = False,
+    ) -> FanResult:
+        seat = self.seats[index]
+        melds = tuple(_meld(m.kind, m.tile, m.concealed) for m in seat.melds)
+        context = WinContext(
+            winner=self.table.players[index],
+            self_drawn=self_drawn,
+            kong_bloom=bloom,
+            kong_cannon=cannon,
+            robbing_kong=robbing,
+            last_tile=last,
+            heavenly=first_turn and index == self.dealer,
+            earthly=first_turn and index != self.dealer,
+            seat_wind=WINDS[(index - self.dealer) % 4],
+            round_wind=WINDS[self.wind],
+            void_suit=None if seat.void is None else SUIT_LETTERS[seat.void],
+        )
+        return self.table.ruleset.evaluate_win(
+            self.table.rules, _tiles_of(counts), TILES[tile], melds, context
+        )
+
+    def _enough(self, result: FanResult) -> bool:
+        """A win reaches the table minimum (Hong Kong's ``min_fan``), or is a limit hand."""
+        return result.limit or result.fan >= self.table.ruleset.minimum_fan(self.table.rules)
+
+    def _self_draw(self, index: int, tile: int, replacement: bool) -> bool:
+        seat = self.seats[index]
+        if seat.void_tiles():
+            return False
+        seat.counts[tile] -= 1
+        mask = waits_from_counts(seat.counts, len(seat.melds), self.table.shapes)
+        if not mask >> tile & 1:
+            seat.counts[tile] += 1
+            return False
+        first_turn = self.untouched and seat.draws == 1 and not replacement
+        result = self._evaluate(
+            index,
+            seat.counts,
+            tile,
+            self_drawn=True,
+            bloom=replacement,
+            last=self.wall.playable == 0,
+            first_turn=first_turn,
+        )
+        if not self._enough(result):
+            seat.counts[tile] += 1
+            return False
+        self.events.append(
+            SelfDrawn(
+                player=self.table.players[index],
+                tiles=_notation(seat.counts),
+                winning_tile=str(TILES[tile]),
+                melds=self._melds_of(seat),
+                last_tile=self.wall.playable == 0,
+            )
+        )
+        self._record_win(index, "self_drawn", result)
+        self._won(index, None, continuing=False)
+        return True
+
+    def _winners_on(
+        self, discarder: int, tile: int, *, robbing: bool, last: bool = False
+    ) -> list[tuple[int, FanResult]]:
+        """Who wins on ``tile``, in turn order after the discarder (Hong Kong: the first)."""
+        cannon = self.sichuan and not robbing and self.seats[discarder].kong_run
+        found: list[tuple[int, FanResult]] = []
+        for step in range(1, 4):
+            index = (discarder + step) % 4
+            seat = self.seats[index]
+            if seat.out or not seat.mask >> tile & 1 or seat.void_tiles():
+                continue
+            result = self._evaluate(
+                index,
+                seat.counts,
+                tile,
+                self_drawn=False,
+                cannon=bool(cannon),
+                robbing=robbing,
+                last=last,
+            )
+            if self._enough(result):
+                found.append((index, result))
+                if not self.sichuan:
+                    break
+        previous = self.events[-1]
+        if (
+            found
+            and isinstance(previous, WonOnDiscard)
+            and previous.from_ == self.table.players[discarder]
+        ):
+            # The discarder drew again right after a win on their tile: wins on this tile
+            # would be adjacent to that run, and the log would read them as one run (or, after
+            # a robbed kong, as a mixed one). The contract has no line to separate them, so
+            # here everybody passes; the discard is then logged like any other.
+            self.passed_wins += len(found)
+            return []
+        return found
+
+    def _discard_wins(
+        self,
+        discarder: int,
+        tile: int,
+        winners: list[tuple[int, FanResult]],
+        *,
+        robbing: bool,
+        last: bool = False,
+    ) -> None:
+        how: WinHow = "robbing_kong" if robbing else "discard"
+        for k, (index, result) in enumerate(winners):
+            seat = self.seats[index]
+            self.events.append(
+                WonOnDiscard(
+                    player=self.table.players[index],
+                    from_=self.table.players[discarder],
+                    robbing_kong=robbing,
+                    tiles=_notation(seat.counts),
+                    winning_tile=str(TILES[tile]),
+                    melds=self._melds_of(seat),
+                    last_tile=last,
+                )
+            )
+            self._record_win(index, how, result)
+            self._won(index, discarder, continuing=k > 0)
+        self.seats[discarder].kong_run = False
+
+    def _melds_of(self, seat: _Seat) -> tuple[MeldRecord, ...] | None:
+        return tuple(_meld_record(m) for m in seat.melds) or None
+
+    def _record_win(self, index: int, how: WinHow, result: FanResult) -> None:
+        self.wins.append(
+            WinRecord(
+                self.number, self.table.players[index], how, result.fan, result.limit, result.codes
+            )
+        )
+
+    def _won(self, index: int, discarder: int | None, *, continuing: bool) -> None:
+        self.seats[index].out = True
+        self.winners.append(index)
+        self.untouched = False
+        if not self.first_winners:
+            self.first_winners = (index,)
+            self.first_from = discarder
+        elif continuing and len(self.winners) == len(self.first_winners) + 1:
+            self.first_winners = (*self.first_winners, index)
+        if not self.sichuan or len(self.winners) == 3:
+            self.ended = True
+
+    # --- kongs and claims ---------------------------------------------------------------------
+
+    def _keeps_ready(self, seat: _Seat, remove: int, slot: int, melds: int) -> bool:
+        """Whether a ready hand stays ready when ``remove`` copies of ``slot`` go to a kong
+        (``melds``: how many melds it then has). On one's own turn the hand holds a tile
+        more, and is ready when some discard leaves it ready."""
+        counts = seat.counts
+        own_turn = sum(counts) + 3 * len(seat.melds) == 14
+        if own_turn:
+            candidates = [s for s in range(34) if counts[s]]
+            shapes = self.table.shapes
+            ready = bool(policy.ready_discards(counts, len(seat.melds), shapes, candidates))
+        else:
+            ready = bool(seat.mask)
+        if not ready:
+            return True
+        counts[slot] -= remove
+        after = waits_from_counts(counts, melds, self.table.shapes)
+        counts[slot] += remove
+        return bool(after)
+
+    def _choose_kong(self, index: int) -> tuple[str, int] | None:
+        seat = self.seats[index]
+        if self.wall.playable == 0:
+            return None
+        for meld in seat.melds:
+            if (
+                meld.kind == "pung"
+                and seat.counts[meld.tile]
+                and self._keeps_ready(seat, 1, meld.tile, len(seat.melds))
+            ):
+                return "added", meld.tile
+        if len(seat.melds) == 4:
+            return None
+        for slot in range(34):
+            if seat.counts[slot] == 4:
+                if seat.void is not None and slot // 9 == seat.void:
+                    continue
+                if self._plan(index).shape == "pairs":
+                    continue
+                if self._keeps_ready(seat, 4, slot, len(seat.melds) + 1):
+                    return "concealed", slot
+        return None
+
+    def _declare_kong(self, index: int, kind: str, slot: int, discarder: int | None) -> None:
+        seat = self.seats[index]
+        if kind == "added":
+            seat.melds = [SimMeld("kong", slot) if m.tile == slot else m for m in seat.melds]
+            seat.counts[slot] -= 1
+            self.visible[slot] += 1
+        else:
+            seat.counts[slot] -= 4 if kind == "concealed" else 3
+            seat.melds.append(SimMeld("kong", slot, concealed=kind == "concealed"))
+            self.visible[slot] += 4
+        self.events.append(
+            KongDeclared(
+                player=self.table.players[index],
+                kind=kind,  # type: ignore[arg-type]
+                from_=None if discarder is None else self.table.players[discarder],
+                tile=str(TILES[slot]),
+            )
+        )
+        self.kongs[kind] += 1
+        seat.kong_run = True
+        self.untouched = False
+        if discarder is not None:
+            self.seats[discarder].kong_run = False
+
+    def _claim(self, discarder: int, slot: int) -> tuple[int, str, int] | None:
+        """An exposed kong or a pung by whoever holds the tile, else a Hong Kong chow."""
+        for step in range(1, 4):
+            index = (discarder + step) % 4
+            seat = self.seats[index]
+            held = seat.counts[slot]
+            if seat.out or held < 2 or (seat.void is not None and slot // 9 == seat.void):
+                continue
+            plan = self._plan(index)
+            if plan.shape == "pairs" or len(seat.melds) == 4:
+                return None
+            if (
+                held == 3
+                and self.wall.playable > 0
+                and self._keeps_ready(seat, 3, slot, len(seat.melds) + 1)
+            ):
+                return index, "kong", slot
+            if seat.mask or not plan.keep >> slot & 1:
+                return None
+            if self._wants_pung(seat, slot, plan):
+                return index, "pung", slot
+            return None
+        if self.sichuan:
+            return None
+        index = (discarder + 1) % 4
+        seat = self.seats[index]
+        if seat.mask or len(seat.melds) == 4:
+            return None
+        low = policy.chow_claim(seat.counts, slot, self._plan(index))
+        return None if low is None else (index, "chow", low)
+
+    def _wants_pung(self, seat: _Seat, slot: int, plan: policy.Plan) -> bool:
+        if plan.shape == "pungs" or plan.name in ("full_flush", "mixed_one_suit"):
+            return True
+        if slot >= 27:
+            return True
+        rank = slot % 9
+        below = rank > 0 and seat.counts[slot - 1]
+        above = rank < 8 and seat.counts[slot + 1]
+        lonely = not below and not above
+        pairs = sum(1 for c in seat.counts if c >= 2)
+        return lonely or pairs >= 3
+
+    # --- discards -----------------------------------------------------------------------------
+
+    def _value_tiles(self, index: int) -> int:
+        if self.sichuan:
+            return 0
+        seat_wind = 27 + (index - self.dealer) % 4
+        return DRAGONS | (1 << seat_wind) | (1 << (27 + self.wind))
+
+    def _plan(self, index: int) -> policy.Plan:
+        seat = self.seats[index]
+        return policy.choose_plan(
+            self.table.ruleset.name,
+            seat.counts,
+            seat.melds,
+            void=seat.void,
+            value_tiles=self._value_tiles(index),
+            seven_pairs=self.table.shapes.seven_pairs and not self.sichuan,
+        )
+
+    def _choose_discard(self, index: int) -> int:
+        seat = self.seats[index]
+        counts = seat.counts
+        candidates = [s for s in range(34) if counts[s]]
+        if seat.void_tiles():
+            voids = [s for s in candidates if s // 9 == seat.void]
+            others = [s for s in candidates if s // 9 != seat.void]
+            if others and self._dangerous(index, seat.void):  # type: ignore[arg-type]
+                return policy.heuristic_discard(counts, others, self._plan(index))
+            return min(voids, key=lambda s: (counts[s], s))
+        ready = policy.ready_discards(counts, len(seat.melds), self.table.shapes, candidates)
+        best: tuple[tuple[int, ...], int] | None = None
+        for slot, mask in ready:
+            key = self._ready_value(index, slot, mask)
+            if key is not None and (best is None or key > best[0]):
+                best = (key, slot)
+        if best is not None:
+            return best[1]
+        return policy.heuristic_discard(
+            counts, candidates, self._plan(index), self._value_tiles(index)
+        )
+
+    def _ready_value(self, index: int, slot: int, mask: int) -> tuple[int, ...] | None:
+        """How good the ready hand left by discarding ``slot`` is: (wins on a discard, fan,
+        live waits); ``None`` if no wait wins at all (Hong Kong, below the minimum)."""
+        seat = self.seats[index]
+        seat.counts[slot] -= 1
+        live = 0
+        best_fan = -1
+        on_discard = 0
+        try:
+            for wait in range(34):
+                if not mask >> wait & 1:
+                    continue
+                unseen = 4 - seat.counts[wait] - self.visible[wait]
+                if unseen <= 0:
+                    continue
+                result = self._evaluate(index, seat.counts, wait, self_drawn=False)
+                fan = 99 if result.limit else result.fan
+                if not self._enough(result):
+                    drawn = self._evaluate(index, seat.counts, wait, self_drawn=True)
+                    if not self._enough(drawn):
+                        continue
+                else:
+                    on_discard = 1
+                live += unseen
+                best_fan = max(best_fan, fan)
+        finally:
+            seat.counts[slot] += 1
+        if best_fan < 0:
+            return None
+        return (on_discard, best_fan, live, -slot)
+
+    def _dangerous(self, index: int, suit: int) -> bool:
+        """A void tile is held back (at the risk of ending a flower pig) while an opponent
+        still in shows three or more melds, all of that suit: a flush is being built."""
+        mask = suit_mask(suit)
+        for other, seat in enumerate(self.seats):
+            if other == index or seat.out or len(seat.melds) < 3:
+                continue
+            if all(mask >> m.tile & 1 for m in seat.melds):
+                return True
+        return False
+
+    def _refresh_mask(self, seat: _Seat) -> None:
+        seat.mask = waits_from_counts(seat.counts, len(seat.melds), self.table.shapes)
+
+    # --- the end of the wall ------------------------------------------------------------------
+
+    def _wall_end(self) -> None:
+        self.ended = True
+        if not self.sichuan:
+            self.events.append(WallExhausted())
+            return
+        remaining: dict[str, PlayerAtWallEnd] = {}
+        for index, seat in enumerate(self.seats):
+            if seat.out:
+                continue
+            name = self.table.players[index]
+            remaining[name] = PlayerAtWallEnd(
+                tiles=_notation(seat.counts), melds=self._melds_of(seat)
+            )
+            assert seat.void is not None
+            status = self.table.ruleset.evaluate_wall(
+                self.table.rules,
+                _tiles_of(seat.counts),
+                tuple(_meld(m.kind, m.tile, m.concealed) for m in seat.melds),
+                SUIT_LETTERS[seat.void],
+            )
+            what: WallStatusName = (
+                "flower_pig" if status.flower_pig else "ready" if status.ready else "not_ready"
+            )
+            self.walls.append(WallRecord(self.number, name, what, status.best_fan))
+        self.events.append(WallExhausted(remaining=remaining))
+
+    def next_dealer(self) -> int:
+        """rules.md: Hong Kong keeps the dealer on a dealer win or a void hand; Sichuan gives
+        the deal to the first winner, or to the discarder of a first win with several winners.
+
+        Worked out here from the play, not taken from the ledger's fold: every simulated
+        ``hand_started`` names its dealer, so a replay checks the one against the other."""
+        if not self.sichuan:
+            if not self.winners or self.winners[0] == self.dealer:
+                return self.dealer
+            return (self.dealer + 1) % 4
+        if not self.first_winners:
+            return self.dealer
+        if len(self.first_winners) == 1:
+            return self.first_winners[0]
+        assert self.first_from is not None
+        return self.first_from
+
+
+DEFAULT_PLAYERS: Final = ("ana", "bo", "cy", "di")
+
+
+def simulate_match(
+    ruleset: str,
+    *,
+    hands: int,
+    rng: random.Random,
+    match_id: str,
+    players: Sequence[str] = DEFAULT_PLAYERS,
+    rules: HouseRules,
+) -> SimulatedMatch:
+    """Play one match: ``hands`` hands in Sichuan; in Hong Kong until the north round ends,
+    at most ``hands`` hands. The log names every house rule, defaults included."""
+    table_ruleset = find_ruleset(ruleset)
+    table = _Table(table_ruleset, tuple(players), rules, table_ruleset.shapes(rules))
+    events: list[Event] = [
+        MatchStarted(
+            ruleset=RulesetName(ruleset), players=table.players, match=match_id, rules=rules
+        )
+    ]
+    wins: list[WinRecord] = []
+    walls: list[WallRecord] = []
+    kongs = {"exposed": 0, "added": 0, "concealed": 0, "robbed": 0}
+    dealer = 0
+    wind = 0
+    played = 0
+    void_hands = 0
+    passed_wins = 0
+    while played < hands:
+        hand = _Hand(table, rng, played + 1, dealer, wind)
+        hand.play()
+        played += 1
+        events.extend(hand.events)
+        wins.extend(hand.wins)
+        walls.extend(hand.walls)
+        for kind, count in hand.kongs.items():
+            kongs[kind] += count
+        void_hands += not hand.winners
+        passed_wins += hand.passed_wins
+        following = hand.next_dealer()
+        if ruleset == "hongkong" and following != dealer and following == 0:
+            if wind == len(WINDS) - 1:
+                break
+            wind += 1
+        dealer = following
+    return SimulatedMatch(
+        match=match_id,
+        ruleset=ruleset,
+        events=tuple(events),
+        hands=played,
+        wins=tuple(wins),
+        walls=tuple(walls),
+        kongs=tuple(kongs.items()),
+        void_hands=void_hands,
+        passed_wins=passed_wins,
+    )
