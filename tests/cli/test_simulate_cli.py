@@ -93,7 +93,7 @@ def test_demo_records_both_rule_sets_once_and_shows_scores_streaks_and_a_hand(
     assert "Running scores — hongkong" in out
     assert "Current dealers" in out
     assert "Step by step" in out
-    assert "net:" in out
+    assert "Running net:" in out
     ledger = Ledger(store)
     try:
         assert ledger.matches() == ["demo-sichuan-2026", "demo-hongkong-2026"]

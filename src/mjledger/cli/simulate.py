@@ -1,8 +1,9 @@
 """``mjledger simulate`` and ``mjledger demo``: realistic logs on demand, and a first look.
 
 Thin shells over :mod:`mjledger.sim`. ``demo`` records into the store with the ledger and
-then shows the store through the ``scores``, ``streaks`` and ``hand`` commands themselves
-(found on the root command group, so the display is the one those commands print).
+then shows the store through the ``scores``, ``streaks`` and ``explain`` commands themselves
+(``hand`` where there is no ``explain``), found on the root command group, so the display is
+the one those commands print.
 """
 
 from __future__ import annotations
@@ -203,7 +204,7 @@ def demo(ctx: click.Context, /, store: Path | None, hands: int, seed: int) -> No
     match_id, number = shown
     console.print(f"\nStep by step: hand {number} of {match_id}, every payment and its line")
     if root.get_command(ctx, "explain") is not None:
-        _run(ctx, root, "explain", match=match_id, number=number, store=path)
+        _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
     else:
         _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
     console.print(
