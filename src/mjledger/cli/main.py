@@ -28,7 +28,7 @@ from rich.table import Table
 from mjledger import __version__
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
-from mjledger.cli.simulate import demo, simulate
+from mjledger.cli.simulate import add_demo, simulate
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState
 from mjledger.fold.replay import Replay, hand_to_json, replay_bytes
@@ -383,4 +383,4 @@ def project_command(store: Path | None, rebuild: bool) -> None:
 main.add_command(evaluate)
 add_commands(main, refusals=refusals, store_option=store_option, open_ledger=open_ledger)
 main.add_command(simulate)
-main.add_command(demo)
+add_demo(main, refusals=refusals, store_option=store_option, open_ledger=open_ledger)

@@ -9,13 +9,13 @@ the one those commands print.
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import click
-from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 from rich.table import Table
 
@@ -26,7 +26,7 @@ from mjledger.sim.run import simulate as simulate_matches
 from mjledger.sim.stats import summarize
 from mjledger.store.application import Ledger, store_path
 
-__all__ = ["demo", "simulate"]
+__all__ = ["add_demo", "simulate"]
 
 EXIT_REFUSED = 2
 
@@ -158,27 +158,30 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
 # --- demo ------------------------------------------------------------------------------------
 
 
-@click.command("demo")
-@click.option(
-    "--store",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The SQLite store (default: $MJLEDGER_STORE, else ./mjledger.sqlite).",
-)
-@click.option("--hands", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--seed", type=int, default=2026, show_default=True)
-@click.pass_context
-def demo(ctx: click.Context, /, store: Path | None, hands: int, seed: int) -> None:
-    """Simulate a short match of each rule set into the store and show what mjledger keeps.
+def add_demo(
+    group: click.Group,
+    *,
+    refusals: Callable[[Any], Any],
+    store_option: Callable[[Any], Any],
+    open_ledger: Callable[..., AbstractContextManager[Ledger]],
+) -> None:
+    """Add ``demo`` to the ``mjledger`` group, with the shell's own store handling."""
 
-    Match ids come from the seed, so running the demo again records nothing twice.
-    """
-    console = Console()
-    path = store_path(store)
-    shown: tuple[str, int] | None = None
-    try:
-        ledger = Ledger(path)
-        try:
+    @group.command("demo")
+    @store_option
+    @click.option("--hands", type=click.IntRange(min=1), default=8, show_default=True)
+    @click.option("--seed", type=int, default=2026, show_default=True)
+    @click.pass_context
+    @refusals
+    def demo(ctx: click.Context, /, store: Path | None, hands: int, seed: int) -> None:
+        """Simulate a short match of each rule set into the store and show what mjledger keeps.
+
+        Match ids come from the seed, so running the demo again records nothing twice.
+        """
+        console = Console()
+        path = store_path(store)
+        shown: tuple[str, int] | None = None
+        with open_ledger(store, must_exist=False) as ledger:
             for ruleset in ("sichuan", "hongkong"):
                 (match,) = simulate_matches(ruleset, hands=hands, seed=seed, prefix="demo")
                 result = ledger.record_log(match.text())
@@ -190,28 +193,22 @@ def demo(ctx: click.Context, /, store: Path | None, hands: int, seed: int) -> No
                 if ruleset == "sichuan":
                     shown = (match.match, _busiest_hand(match))
             ledger.views.catch_up()
-        finally:
-            ledger.close()
-    except MjledgerError as error:
-        _refuse(ctx, error)
-    except (PersistenceError, sqlite3.Error) as error:  # no such directory, not a database
-        _refuse(ctx, MjledgerError(f"cannot open the store {path}: {error}"))
-    root = ctx.find_root().command
-    assert isinstance(root, click.Group)
-    for name in ("scores", "streaks"):
-        _run(ctx, root, name, store=path, as_json=False)
-    assert shown is not None
-    match_id, number = shown
-    console.print(f"\nStep by step: hand {number} of {match_id}, every payment and its line")
-    if root.get_command(ctx, "explain") is not None:
-        _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
-    else:
-        _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
-    console.print(
-        f"\nTry: mjledger history {match_id} --store {path}   "
-        f"mjledger export {match_id} --store {path} | mjledger replay -"
-    )
-    sys.stdout.flush()
+        root = ctx.find_root().command
+        assert isinstance(root, click.Group)
+        for name in ("scores", "streaks"):
+            _run(ctx, root, name, store=path, as_json=False)
+        assert shown is not None
+        match_id, number = shown
+        console.print(f"\nStep by step: hand {number} of {match_id}, every payment and its line")
+        if root.get_command(ctx, "explain") is not None:
+            _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
+        else:
+            _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
+        console.print(
+            f"\nTry: mjledger history {match_id} --store {path}   "
+            f"mjledger export {match_id} --store {path} | mjledger replay -"
+        )
+        sys.stdout.flush()
 
 
 def _run(ctx: click.Context, root: click.Group, name: str, **params: Any) -> None:
