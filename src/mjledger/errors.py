@@ -60,3 +60,8 @@ class ConcurrencyError(StoreError):
 
 class UnknownRulesetError(FormatError):
     """No rule set of that name is registered (built in, from a plugin, or in process)."""
+
+
+class StoreConnectionError(StoreError):
+    """The store's database could not be reached or failed mid-operation (a server restarting,
+    refused credentials, a pool exhausted); what was not acknowledged was not written."""

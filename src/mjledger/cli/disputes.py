@@ -82,7 +82,7 @@ def parse_target(args: tuple[str, ...]) -> tuple[str, int | None]:
     raise MjledgerError("explain takes LOG, or MATCH N (a stored hand, with --store)")
 
 
-def store_or_log(args: tuple[str, ...], store: Path | None) -> tuple[str, int | None, bool]:
+def store_or_log(args: tuple[str, ...], store: str | None) -> tuple[str, int | None, bool]:
     """Whether ARGS name a stored hand (``MATCH N``, or any ARGS with ``--store``) or a log."""
     target, number = parse_target(args)
     stored = store is not None or number is not None
@@ -96,7 +96,7 @@ def add_commands(
     *,
     refusals: Callable[[Any], Any],
     store_option: Callable[[Any], Any],
-    open_ledger: Callable[[Path | None], AbstractContextManager[Ledger]],
+    open_ledger: Callable[[str | None], AbstractContextManager[Ledger]],
 ) -> None:
     """Add ``explain`` to the ``mjledger`` group, with the shell's own store handling."""
 
@@ -110,7 +110,7 @@ def add_commands(
     @store_option
     @refusals
     def explain_command(
-        args: tuple[str, ...], hand: int | None, lang: str, as_json: bool, store: Path | None
+        args: tuple[str, ...], hand: int | None, lang: str, as_json: bool, store: str | None
     ) -> None:
         """Explain a hand step by step: LOG (with --hand N for a match log), or MATCH N stored.
 
@@ -139,7 +139,7 @@ def add_commands(
     @lang_option
     @store_option
     @refusals
-    def report_command(target: str, html_file: Path, lang: str, store: Path | None) -> None:
+    def report_command(target: str, html_file: Path, lang: str, store: str | None) -> None:
         """Write one self-contained HTML page for a match: TARGET is a log file, or a MATCH id
         in the store (with --store, or when no file of that name exists).
 
@@ -184,7 +184,7 @@ def add_commands(
         reason: str,
         by: str,
         keep_later_hands: bool,
-        store: Path | None,
+        store: str | None,
     ) -> None:
         """Replace stored hand NUMBER's settlement by a corrected hand (a new, compensating
         record: nothing stored is changed). Refused, with nothing written, if the corrected
@@ -204,7 +204,7 @@ def add_commands(
     @click.option("--by", "by", required=True, help="Who voids it (a staff id).")
     @store_option
     @refusals
-    def void_command(match: str, number: int, reason: str, by: str, store: Path | None) -> None:
+    def void_command(match: str, number: int, reason: str, by: str, store: str | None) -> None:
         """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
         with open_ledger(store) as ledger:
             result = void(ledger, match, number, reason=reason, by=by)

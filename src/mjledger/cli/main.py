@@ -11,12 +11,13 @@ Exit status (documented in docs/cli.md):
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
-from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import click
@@ -33,9 +34,10 @@ from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState
 from mjledger.fold.replay import Replay, hand_to_json, replay_bytes
 from mjledger.log.codec import read_log_bytes
-from mjledger.store.application import Ledger, store_path
+from mjledger.store.application import Ledger
 from mjledger.store.corrections import export_with_corrections
 from mjledger.store.corrections import notes as correction_notes
+from mjledger.store.location import SqliteStore, redact, store_location
 
 EXIT_REFUSED = 2
 
@@ -62,7 +64,7 @@ def refusals(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except MjledgerError as exc:
-            click.echo(f"mjledger: {exc}", err=True)
+            click.echo(f"mjledger: {redact(str(exc))}", err=True)
             sys.exit(EXIT_REFUSED)
 
     return wrapper  # type: ignore[return-value]
@@ -160,21 +162,22 @@ def schema_command() -> None:
 store_option = click.option(
     "--store",
     "store",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The SQLite store (default: $MJLEDGER_STORE, else ./mjledger.sqlite).",
+    metavar="PATH|URL",
+    help="The store: a SQLite file or a postgresql:// URL "
+    "(default: $MJLEDGER_STORE, else ./mjledger.sqlite).",
 )
 
 
 @contextmanager
-def open_ledger(store: Path | None, *, must_exist: bool = True) -> Iterator[Ledger]:
-    path = store_path(store)
-    if must_exist and not path.exists():
-        raise StoreError(f"no store at {path} (record a log first, or pass --store)")
+def open_ledger(store: str | None, *, must_exist: bool = True) -> Iterator[Ledger]:
+    location = store_location(store)
+    if must_exist and isinstance(location, SqliteStore) and not location.path.exists():
+        raise StoreError(f"no store at {location} (record a log first, or pass --store)")
     try:
-        ledger = Ledger(path)
+        ledger = Ledger(location)
     except (PersistenceError, sqlite3.Error) as exc:  # no such directory, not a database, ...
-        raise StoreError(f"cannot open the store {path}: {exc}") from None
+        raise StoreError(f"cannot open the store {location}: {redact(str(exc))}") from None
     try:
         yield ledger
     finally:
@@ -200,7 +203,7 @@ def record_progress() -> Iterator[Callable[[int, int], None] | None]:
 @click.argument("log", type=click.File("rb"))
 @store_option
 @refusals
-def record_command(log: BinaryIO, store: Path | None) -> None:
+def record_command(log: BinaryIO, store: str | None) -> None:
     """Validate LOG whole, then record it into the store, one transaction per hand."""
     data = read_input(log)
     try:
@@ -216,7 +219,7 @@ def record_command(log: BinaryIO, store: Path | None) -> None:
     verb = {"recorded": "recorded", "resumed": "continued", "unchanged": "already recorded"}
     click.echo(
         f"{verb[result.status]}: match {result.match} ({result.hands} hands, "
-        f"{result.events} events written) in {ledger.path}"
+        f"{result.events} events written) in {ledger.location}"
     )
 
 
@@ -224,7 +227,7 @@ def record_command(log: BinaryIO, store: Path | None) -> None:
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @refusals
-def scores_command(store: Path | None, as_json: bool) -> None:
+def scores_command(store: str | None, as_json: bool) -> None:
     """Running scores: per match, and per player across matches (one rule set at a time)."""
     with open_ledger(store) as ledger:
         by_match = ledger.views.scores_by_match()
@@ -261,7 +264,7 @@ def scores_command(store: Path | None, as_json: bool) -> None:
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @refusals
-def streaks_command(store: Path | None, as_json: bool) -> None:
+def streaks_command(store: str | None, as_json: bool) -> None:
     """Dealer streaks: each match's current dealer and streak, and each player's longest."""
     with open_ledger(store) as ledger:
         current = ledger.views.current_dealers()
@@ -304,7 +307,7 @@ def streaks_command(store: Path | None, as_json: bool) -> None:
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @refusals
-def history_command(match: str, store: Path | None, as_json: bool) -> None:
+def history_command(match: str, store: str | None, as_json: bool) -> None:
     """Match history: each hand's number, dealer, outcome and net."""
     with open_ledger(store) as ledger:
         ledger.match(match)  # a clear error for an unknown match
@@ -339,7 +342,7 @@ def history_command(match: str, store: Path | None, as_json: bool) -> None:
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print the hand's replay entry as JSON.")
 @refusals
-def hand_command(match: str, number: int, store: Path | None, as_json: bool) -> None:
+def hand_command(match: str, number: int, store: str | None, as_json: bool) -> None:
     """One stored hand, exactly as replaying the match's export reports it."""
     with open_ledger(store) as ledger:
         state = ledger.settlement(match, number)
@@ -359,7 +362,7 @@ def hand_command(match: str, number: int, store: Path | None, as_json: bool) -> 
     help="The hands as recorded, each followed by its hand_corrected/hand_voided lines.",
 )
 @refusals
-def export_command(match: str, store: Path | None, with_corrections: bool) -> None:
+def export_command(match: str, store: str | None, with_corrections: bool) -> None:
     """Print the match as a canonical log (one event per line) that replays to the same result."""
     with open_ledger(store) as ledger:
         text = export_with_corrections(ledger, match) if with_corrections else ledger.export(match)
@@ -371,13 +374,45 @@ def export_command(match: str, store: Path | None, with_corrections: bool) -> No
 @click.option(
     "--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events."
 )
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Keep running: apply new events as they are stored, until SIGTERM or Ctrl-C "
+    "(woken by LISTEN/NOTIFY on PostgreSQL, polling on SQLite).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.05),
+    default=1.0,
+    show_default=True,
+    help="With --follow: seconds between polls (on PostgreSQL, the longest wait for a missed "
+    "notification).",
+)
 @refusals
-def project_command(store: Path | None, rebuild: bool) -> None:
+def project_command(store: str | None, rebuild: bool, follow: bool, interval: float) -> None:
     """Bring the read models up to date with the store (or rebuild them from scratch)."""
     with open_ledger(store) as ledger:
         applied = ledger.views.rebuild() if rebuild else ledger.views.catch_up()
         position = ledger.views.position
-    click.echo(f"{'rebuilt' if rebuild else 'caught up'}: {applied} events applied, at {position}")
+        click.echo(
+            f"{'rebuilt' if rebuild else 'caught up'}: {applied} events applied, at {position}"
+        )
+        if follow:
+            follow_store(ledger, interval)
+
+
+def follow_store(ledger: Ledger, interval: float) -> None:
+    """``project --follow``: one process keeps the views current, so readers only wait
+    (``views.wait_for``) instead of each catching up; stops cleanly on SIGTERM or SIGINT."""
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    click.echo(f"following {ledger.location}", nl=True)
+    sys.stdout.flush()
+    for applied in ledger.views.follow(stop, interval=interval):
+        click.echo(f"applied {applied} events, at {ledger.views.position}")
+        sys.stdout.flush()
+    click.echo("stopped")
 
 
 main.add_command(evaluate)

@@ -24,7 +24,7 @@ from typing import Any, Final, cast
 
 import attrs
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, Mapper
+from eventsourcing.persistence import IntegrityError, Mapper, PersistenceError
 
 from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
 from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
@@ -47,6 +47,7 @@ from mjledger.store.importer import (
     shift_lines,
     stand_alone_start,
 )
+from mjledger.store.location import PostgresStore, SqliteStore, StoreLocation, store_location
 from mjledger.store.projectors import (
     HandRecord,
     MatchRecord,
@@ -64,13 +65,13 @@ from mjledger.store.streams import (
     store_path,
     table_stream,
 )
-from mjledger.store.views import LedgerViews, open_views
+from mjledger.store.views import ViewsCore, open_views
 
-# Persistence modules a Ledger can run on, by name (eventsourcing's PERSISTENCE_MODULE). A
-# second database (PostgreSQL) is one more entry here, plus its views' datastore.
+# Persistence modules a Ledger can run on, by name (eventsourcing's PERSISTENCE_MODULE).
 PERSISTENCE: Final[dict[str, str]] = {
     "sqlite": "eventsourcing.sqlite",
     "memory": "eventsourcing.popo",
+    "postgres": "eventsourcing.postgres",  # chosen by a postgresql:// URL
 }
 
 __all__ = [
@@ -102,32 +103,53 @@ class Ledger(Application[uuid.UUID]):
 
     def __init__(
         self,
-        path: str | os.PathLike[str] | None = None,
+        path: str | os.PathLike[str] | StoreLocation | None = None,
         *,
         persistence: str = "sqlite",
         env: dict[str, str] | None = None,
     ) -> None:
-        """Open the store at ``path`` with a persistence module of :data:`PERSISTENCE`
-        (``"memory"``: eventsourcing's in-memory recorders, nothing written to disk)."""
+        """Open the store named by ``path`` — a file (SQLite) or a ``postgresql://`` URL
+        (PostgreSQL; docs/deployment.md) — else by ``$MJLEDGER_STORE``; ``persistence="memory"``
+        runs on eventsourcing's in-memory recorders, nothing written anywhere."""
         if persistence not in PERSISTENCE:
             raise StoreError(
                 f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})"
             )
+        memory = persistence == "memory"
+        self.location = SqliteStore(Path(":memory:")) if memory else store_location(path)
+        self.postgres = self.location if isinstance(self.location, PostgresStore) else None
+        self.path = self.location.path if isinstance(self.location, SqliteStore) else None
+        if self.postgres is not None:
+            persistence = "postgres"
+        elif persistence == "postgres":
+            raise StoreError(f"PostgreSQL needs a postgresql:// URL, not {self.location}")
         self.persistence = persistence
-        self.path = store_path(path) if persistence != "memory" else Path(":memory:")
         settings = {
             "PERSISTENCE_MODULE": PERSISTENCE[persistence],
-            "SQLITE_DBNAME": str(self.path),
-            "SQLITE_LOCK_TIMEOUT": "30",
             "AGGREGATE_CACHE_MAXSIZE": "4096",
             "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
         }
+        if self.postgres is not None:
+            settings.update(self.postgres.settings())
+            settings["APPLICATION_RECORDER_TOPIC"] = "mjledger.store.postgres:LedgerRecorder"
+        else:
+            settings.update({"SQLITE_DBNAME": str(self.path), "SQLITE_LOCK_TIMEOUT": "30"})
         settings.update(env or {})
         # Explicit settings win over the process environment (Application's default order is
         # class env < os.environ < given env; we pass everything as the given env).
         self._lock = threading.RLock()
-        super().__init__(env=settings)
-        self._views: LedgerViews | None = None
+        self._views: ViewsCore | None = None
+        try:
+            super().__init__(env=settings)
+        except BaseException as error:
+            factory = getattr(self, "factory", None)
+            if factory is not None:  # no pool left trying to connect in the background
+                factory.close()
+            if self.postgres is not None and isinstance(error, PersistenceError):
+                from mjledger.store.postgres import open_failure
+
+                raise open_failure(self.postgres, error) from None
+            raise
 
     def construct_mapper(self) -> Mapper[uuid.UUID]:
         return RecordMapper()
@@ -149,7 +171,7 @@ class Ledger(Application[uuid.UUID]):
                 match_stream(match_id), projector_func=projector(project_match)
             )
         except AggregateNotFoundError:
-            raise StoreError(f"no match {match_id!r} in {self.path}") from None
+            raise StoreError(f"no match {match_id!r} in {self.location}") from None
         return record
 
     def has_match(self, match_id: str) -> bool:
@@ -177,7 +199,7 @@ class Ledger(Application[uuid.UUID]):
                 table_stream(table_id), projector_func=projector(project_table)
             )
         except AggregateNotFoundError:
-            raise StoreError(f"no table {table_id!r} in {self.path}") from None
+            raise StoreError(f"no table {table_id!r} in {self.location}") from None
         return record
 
     def hands_in(self, match_id: str) -> int:
@@ -316,7 +338,7 @@ class Ledger(Application[uuid.UUID]):
             self.events.put(list(records))
         except IntegrityError:
             if exists is not None and records[0].originator_version == 1:
-                raise StoreError(f"{exists} already exists in {self.path}") from None
+                raise StoreError(f"{exists} already exists in {self.location}") from None
             raise ConcurrencyError(
                 "another writer appended to the same stream first: reload and retry"
             ) from None
@@ -523,12 +545,23 @@ class Ledger(Application[uuid.UUID]):
     # --- projections --------------------------------------------------------------------------
 
     @property
-    def views(self) -> LedgerViews:
+    def views(self) -> ViewsCore:
         """The read models (running scores, dealer streaks, match history), caught up on read."""
         with self._lock:
             if self._views is None:
-                self._views = open_views(self)
+                if self.postgres is not None:
+                    from mjledger.store.postgres import PostgresLedgerViews
+
+                    self._views = PostgresLedgerViews(self)
+                else:
+                    self._views = open_views(self)
             return self._views
+
+    @property
+    def position(self) -> int:
+        """The newest notification id in the store: what a reader waits for
+        (``views.wait_for(ledger.position)``) to see everything written so far."""
+        return self.recorder.max_notification_id() or 0
 
     def close(self) -> None:
         if self._views is not None:

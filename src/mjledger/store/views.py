@@ -11,21 +11,25 @@ last committed batch stopped.
 A hand's rows are recomputed from the store rather than patched event by event: the view then
 holds exactly what ``replay`` gives for that hand, whatever the batch boundaries were.
 
-Every SQL statement of the views is in ``SQL`` below; a PostgreSQL view is the same class with
-another ``SQL`` table and datastore.
+Every SQL statement of the views is in ``SQL`` below, written once: on PostgreSQL
+(``mjledger.store.postgres``) the same statements run with ``%s`` placeholders, schema-qualified
+names and byte-order text collation, in the store's own schema beside the events.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from attrs import frozen
-from eventsourcing.persistence import IntegrityError, OperationalError, Tracking
-from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.persistence import IntegrityError, OperationalError, Tracking, TrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 
+from mjledger.errors import StoreError
 from mjledger.fold.replay import OUTPUT
 from mjledger.log.events import HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
@@ -38,7 +42,8 @@ class LedgerSource(Protocol):
     protocol, so that the views never import the application that opens them.)"""
 
     name: str
-    path: Path
+    path: Path | None  # None: not a file (a PostgreSQL store)
+    postgres: Any  # the PostgreSQL store, or None
     recorder: Any
     mapper: Any
 
@@ -49,7 +54,7 @@ BATCH: Final = 500
 
 SQL: Final[dict[str, str]] = {
     "create_matches": (
-        "CREATE TABLE IF NOT EXISTS view_matches (match TEXT PRIMARY KEY, seq INTEGER, "
+        "CREATE TABLE IF NOT EXISTS view_matches (match TEXT PRIMARY KEY, seq BIGINT, "
         "stream TEXT UNIQUE NOT NULL, ruleset TEXT NOT NULL, players TEXT NOT NULL, "
         "rules TEXT NOT NULL)"
     ),
@@ -68,11 +73,30 @@ SQL: Final[dict[str, str]] = {
         "ruleset TEXT NOT NULL, player TEXT NOT NULL, amount INTEGER NOT NULL, "
         "PRIMARY KEY (match, number, player))"
     ),
+    # How many notifications have been applied, counted in the same transaction as the
+    # tracking position: equal to the number of stored events when each was applied once.
+    "create_progress": (
+        "CREATE TABLE IF NOT EXISTS view_progress (application_name TEXT PRIMARY KEY, "
+        "applied BIGINT NOT NULL)"
+    ),
     "drop": (
         "DROP TABLE IF EXISTS view_matches; DROP TABLE IF EXISTS view_hand_ids; "
         "DROP TABLE IF EXISTS view_hands; DROP TABLE IF EXISTS view_hand_net; "
+        "DROP TABLE IF EXISTS view_progress; "
         "DELETE FROM tracking WHERE application_name = 'mjledger'"
     ),
+    "count_applied": (
+        "INSERT INTO view_progress AS p (application_name, applied) VALUES (?, ?) "
+        "ON CONFLICT (application_name) DO UPDATE SET applied = p.applied + excluded.applied"
+    ),
+    "select_applied": "SELECT applied FROM view_progress WHERE application_name = ?",
+    # The position a batch starts from, read again inside the batch's transaction (and locked,
+    # on PostgreSQL): a batch that another catch-up has overtaken is not applied twice.
+    "start_position": (
+        "INSERT INTO tracking (application_name, notification_id) VALUES (?, 0) "
+        "ON CONFLICT DO NOTHING"
+    ),
+    "lock_position": "SELECT MAX(notification_id) FROM tracking WHERE application_name = ?",
     "upsert_match": (
         "INSERT INTO view_matches (match, seq, stream, ruleset, players, rules) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (match) DO NOTHING"
@@ -97,8 +121,8 @@ SQL: Final[dict[str, str]] = {
         "DO UPDATE SET amount = excluded.amount"
     ),
     "scores_by_match": (
-        "SELECT n.match, n.player, SUM(n.amount) FROM view_hand_net n "
-        "JOIN view_matches m ON m.match = n.match GROUP BY n.match, n.player "
+        "SELECT m.match, n.player, SUM(n.amount) FROM view_hand_net n "
+        "JOIN view_matches m ON m.match = n.match GROUP BY m.match, n.player "
         "ORDER BY m.seq, n.player"
     ),
     "scores_by_player": (
@@ -154,37 +178,71 @@ class CurrentDealer:
     next_dealer: str | None
 
 
-class LedgerViews(SQLiteTrackingRecorder):
-    """The materialised views of one ledger, with their tracking position."""
+class Overtaken(Exception):  # noqa: N818 (a signal between two catch-ups, never raised out)
+    """Another catch-up committed a batch after this one read its starting position."""
 
-    def __init__(self, datastore: SQLiteDatastore, ledger: LedgerSource):
-        self.ledger = ledger
-        self._catch_up_lock = threading.Lock()
-        super().__init__(datastore)
-        for attempt in range(5):
-            try:
-                self.create_table()
-                break
-            except (IntegrityError, OperationalError):
-                # Another process created the tables (and their first tracking row) at the
-                # same moment; the next attempt finds them there.
-                if attempt == 4:
-                    raise
-                self.tracking_table_exists = False
-                self.tracking_migration_previous = None
 
-    def construct_create_table_statements(self) -> list[str]:
-        return [
-            *super().construct_create_table_statements(),
-            SQL["create_matches"],
-            SQL["create_hand_ids"],
-            SQL["create_hands"],
-            SQL["create_hand_net"],
-        ]
+VIEW_TABLES: Final = (
+    "create_matches",
+    "create_hand_ids",
+    "create_hands",
+    "create_hand_net",
+    "create_progress",
+)
+
+
+class ViewsCore:
+    """The read models' logic on any database: feeding (exactly once), rebuilding, reading.
+
+    A backend class mixes this with eventsourcing's tracking recorder for its database and
+    says how to open a transaction (:meth:`_transaction`) and how to wait for new writes
+    (:meth:`_wait_for_writes`).
+    """
+
+    ledger: LedgerSource
+    sql: dict[str, str]
+    _catch_up_lock: threading.Lock
+
+    if TYPE_CHECKING:  # eventsourcing's tracking recorder (the other base class) has these
+
+        def max_tracking_id(self, application_name: str) -> int | None: ...
+
+        def _insert_tracking(self, c: Any, tracking: Tracking) -> None: ...
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[Any]:
+        raise NotImplementedError
+        yield
+
+    def _wait_for_writes(self, stop: threading.Event, interval: float) -> None:
+        """Return when the store may have new notifications, or ``interval`` s have passed."""
+        stop.wait(interval)
+
+    def _contended(self, error: Exception) -> bool:
+        """Whether a failed batch lost a race with another catch-up (then: re-read, go on)."""
+        return isinstance(error, Overtaken | IntegrityError | OperationalError)
+
+    def _views_created(self) -> None:
+        """The view tables exist (after opening or rebuilding): give the tracking position a
+        row to lock, so that even the first batches of two catch-ups are serialised."""
+        with self._transaction(commit=True) as c:
+            c.execute(self.sql["start_position"], (self.ledger.name,))
 
     @property
     def position(self) -> int:
+        """The last notification id applied to the views."""
         return self.max_tracking_id(self.ledger.name) or 0
+
+    @property
+    def applied(self) -> int:
+        """How many notifications have been applied since the views were built: the number of
+        stored events, each counted once (ids may have gaps on PostgreSQL, counts do not).
+        Views built by mjledger 0.1 start counting from the first catch-up after upgrading;
+        ``rebuild`` makes the count whole."""
+        with self._transaction(commit=False) as c:
+            c.execute(self.sql["select_applied"], (self.ledger.name,))
+            row = c.fetchone()
+        return int(row[0]) if row else 0
 
     # --- feeding --------------------------------------------------------------------------
 
@@ -193,28 +251,56 @@ class LedgerViews(SQLiteTrackingRecorder):
         applied = 0
         with self._catch_up_lock:
             while True:
-                start = self.position + 1
-                batch = self.ledger.recorder.select_notifications(start, BATCH)
+                position = self.position
+                batch = self.ledger.recorder.select_notifications(position + 1, BATCH)
                 if not batch:
                     return applied
                 try:
-                    self._apply(batch)
-                except (IntegrityError, OperationalError):
+                    self._apply(batch, position)
+                except Exception as error:
+                    if not self._contended(error):
+                        raise
                     # Another process applied (part of) this batch first: re-read the position.
                     continue
                 applied += len(batch)
 
-    def _apply(self, batch: Any) -> None:
+    def wait_for(self, position: int, timeout: float = 10.0) -> None:
+        """Block until notification ``position`` has been applied (read-your-writes with a
+        separate ``mjledger project --follow`` process): pass ``ledger.position`` after a write.
+        Raises :class:`StoreError` after ``timeout`` seconds."""
+        try:
+            cast(TrackingRecorder, self).wait(self.ledger.name, position, timeout)
+        except TimeoutError:
+            raise StoreError(
+                f"the read models did not reach position {position} within {timeout:g} s "
+                f"(at {self.position}; is a projection process running?)"
+            ) from None
+
+    def follow(self, stop: threading.Event, *, interval: float = 1.0) -> Iterator[int]:
+        """Catch up, then keep catching up as events are stored, until ``stop`` is set;
+        yields how many notifications each catch-up applied (when any)."""
+        while not stop.is_set():
+            applied = self.catch_up()
+            if applied:
+                yield applied
+            self._wait_for_writes(stop, interval)
+
+    def _apply(self, batch: Any, position: int) -> None:
         ledger = self.ledger
+        sql = self.sql
         dirty: dict[tuple[str, int], None] = {}
-        with self.datastore.transaction(commit=True) as c:
+        with self._transaction(commit=True) as c:
+            c.execute(sql["lock_position"], (ledger.name,))
+            row = c.fetchone()
+            if (row[0] if row and row[0] is not None else 0) != position:
+                raise Overtaken
             for notification in batch:
                 record = cast(Recorded, ledger.mapper.to_domain_event(notification))
                 event = record.event
                 stream = record.originator_id.hex
                 if isinstance(event, MatchStarted):
                     c.execute(
-                        SQL["upsert_match"],
+                        sql["upsert_match"],
                         (
                             event.match,
                             notification.id,
@@ -225,28 +311,29 @@ class LedgerViews(SQLiteTrackingRecorder):
                         ),
                     )
                 elif isinstance(event, HandStarted) and event.number is not None:
-                    c.execute(SQL["upsert_hand_id"], (stream, event.match, event.number))
+                    c.execute(sql["upsert_hand_id"], (stream, event.match, event.number))
                     dirty[(str(event.match), event.number)] = None
                 elif isinstance(event, (HandCorrected, HandVoided)):
                     dirty[(event.match, event.number)] = None
                 elif isinstance(event, HandClosed):
-                    c.execute(SQL["select_match_of_stream"], (stream,))
+                    c.execute(sql["select_match_of_stream"], (stream,))
                     row = c.fetchone()
                     if row is not None:
                         dirty[(row[0], event.number)] = None
                 else:
-                    c.execute(SQL["select_hand_id"], (stream,))
+                    c.execute(sql["select_hand_id"], (stream,))
                     row = c.fetchone()
                     if row is not None:
                         dirty[(row[0], row[1])] = None
             for match, number in dirty:
                 self._write_hand(c, match, number)
+            c.execute(sql["count_applied"], (ledger.name, len(batch)))
             self._insert_tracking(c, Tracking(ledger.name, batch[-1].id))
 
-    def _write_hand(self, c: SQLiteCursor, match: str, number: int) -> None:
+    def _write_hand(self, c: Any, match: str, number: int) -> None:
         hand = self.ledger.settlement(match, number)
         c.execute(
-            SQL["upsert_hand"],
+            self.sql["upsert_hand"],
             (
                 match,
                 number,
@@ -260,38 +347,39 @@ class LedgerViews(SQLiteTrackingRecorder):
             ),
         )
         c.executemany(
-            SQL["upsert_net"],
+            self.sql["upsert_net"],
             [(match, number, hand.ruleset, p, a) for p, a in hand.net().items()],
         )
 
     def rebuild(self) -> int:
         """Drop every view row and the tracking position, then replay the whole log."""
-        with self._catch_up_lock, self.datastore.transaction(commit=True) as c:
-            for statement in SQL["drop"].split("; "):
+        with self._catch_up_lock, self._transaction(commit=True) as c:
+            for statement in self.sql["drop"].split("; "):
                 c.execute(statement)
-            for statement in self.construct_create_table_statements():
-                c.execute(statement)
+            for name in VIEW_TABLES:
+                c.execute(self.sql[name])
+        self._views_created()
         return self.catch_up()
 
     # --- reading (caught up first, so a read follows every acknowledged write) --------------
 
     def _rows(self, name: str, *params: Any) -> list[Any]:
         self.catch_up()
-        with self.datastore.transaction(commit=False) as c:
-            c.execute(SQL[name], params)
+        with self._transaction(commit=False) as c:
+            c.execute(self.sql[name], params)
             return list(c.fetchall())
 
     def scores_by_match(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for match, player, amount in self._rows("scores_by_match"):
-            out.setdefault(match, {})[player] = amount
+            out.setdefault(match, {})[player] = int(amount)
         return out
 
     def scores_by_player(self) -> dict[str, dict[str, tuple[int, int]]]:
         """Per rule set, each player's running total and the number of matches it spans."""
         out: dict[str, dict[str, tuple[int, int]]] = {}
         for ruleset, player, amount, matches in self._rows("scores_by_player"):
-            out.setdefault(ruleset, {})[player] = (amount, matches)
+            out.setdefault(ruleset, {})[player] = (int(amount), int(matches))
         return out
 
     def current_dealers(self) -> list[CurrentDealer]:
@@ -301,7 +389,7 @@ class LedgerViews(SQLiteTrackingRecorder):
         ]
 
     def longest_streaks(self) -> dict[str, int]:
-        return dict(self._rows("longest_streaks"))
+        return {dealer: int(streak) for dealer, streak in self._rows("longest_streaks")}
 
     def history(self, match: str) -> list[HistoryEntry]:
         nets: dict[int, dict[str, int]] = {}
@@ -322,6 +410,42 @@ class LedgerViews(SQLiteTrackingRecorder):
         ]
 
     def close(self) -> None:
+        pass
+
+
+class LedgerViews(ViewsCore, SQLiteTrackingRecorder):
+    """The materialised views of a SQLite store, in their own file beside it."""
+
+    def __init__(self, datastore: SQLiteDatastore, ledger: LedgerSource):
+        self.ledger = ledger
+        self.sql = SQL
+        self._catch_up_lock = threading.Lock()
+        super().__init__(datastore)
+        for attempt in range(5):
+            try:
+                self.create_table()
+                break
+            except (IntegrityError, OperationalError):
+                # Another process created the tables (and their first tracking row) at the
+                # same moment; the next attempt finds them there.
+                if attempt == 4:
+                    raise
+                self.tracking_table_exists = False
+                self.tracking_migration_previous = None
+        self._views_created()
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            *super().construct_create_table_statements(),
+            *(SQL[name] for name in VIEW_TABLES),
+        ]
+
+    @contextmanager
+    def _transaction(self, *, commit: bool) -> Iterator[Any]:
+        with self.datastore.transaction(commit=commit) as c:
+            yield c
+
+    def close(self) -> None:
         self.datastore.close()
 
 
@@ -331,7 +455,9 @@ def views_path(store: Path) -> Path:
 
 
 def open_views(ledger: LedgerSource) -> LedgerViews:
-    """The views beside the store; an in-memory ledger keeps them in an in-memory database."""
+    """The read models of a SQLite store, in a companion file beside it; an in-memory ledger
+    keeps them in an in-memory database. (A PostgreSQL store's are in ``store.postgres``.)"""
+    assert ledger.path is not None
     in_memory = str(ledger.path) == ":memory:"
     name = ":memory:" if in_memory else str(views_path(ledger.path))
     datastore = SQLiteDatastore(db_name=name, lock_timeout=30)
