@@ -4,7 +4,6 @@ tables and house rules, the store's location, and the read models."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from mjledger.rules.house import rules_to_json
 from mjledger.store.application import STORE_ENV, Ledger, hand_stream, match_stream, table_stream
 from mjledger.store.records import GENESIS, chain
 from mjledger.store.views import views_path
+from tests.backends import check_chain, insert_row, raw_rows, set_state, stream_rows
 from tests.conftest import CONTRACT, EXAMPLES
 from tests.helpers import (
     ANA,
@@ -65,38 +65,19 @@ STAND_ALONE_EXAMPLES = [
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Path:
-    return tmp_path / "store.sqlite"
+def store(any_store: str) -> str:
+    """A new store on each backend (SQLite, PostgreSQL): the contract runs on both."""
+    return any_store
 
 
 @pytest.fixture
-def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """A ledger on SQLite when the test also reads the file (``store``), else in memory
-    (eventsourcing's POPO recorders: the same application, no disk)."""
-    if "store" in request.fixturenames:
-        led = Ledger(request.getfixturevalue("store"))
-    else:
-        led = Ledger(persistence="memory")
+def ledger(store: str) -> Any:
+    led = Ledger(store)
     yield led
     led.close()
 
 
-def rows(path: Path) -> list[tuple[int, str, int, str, dict[str, Any]]]:
-    """Every stored row, read with plain sqlite3: (rowid, stream hex, version, topic, state)."""
-    with sqlite3.connect(path) as db:
-        raw = db.execute(
-            "SELECT rowid, originator_id, originator_version, topic, state FROM stored_events "
-            "ORDER BY rowid"
-        ).fetchall()
-    return [(r, s, v, t, json.loads(state)) for r, s, v, t, state in raw]
-
-
-def stream_rows(path: Path, stream: Any) -> list[dict[str, Any]]:
-    return [
-        state
-        for _, s, _, _, state in sorted(rows(path), key=lambda r: (r[1], r[2]))
-        if s == stream.hex
-    ]
+rows = raw_rows
 
 
 def without_match(output: dict[str, Any]) -> dict[str, Any]:
@@ -134,7 +115,7 @@ def test_record_export_replay_round_trip(ledger: Ledger, path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", MATCH_EXAMPLES, ids=lambda p: p.name)
-def test_re_recording_an_identical_log_is_a_no_op(ledger: Ledger, store: Path, path: Path) -> None:
+def test_re_recording_an_identical_log_is_a_no_op(ledger: Ledger, store: str, path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     ledger.record_log(text)
     before = rows(store)
@@ -152,7 +133,7 @@ def test_re_recording_an_identical_log_is_a_no_op(ledger: Ledger, store: Path, p
 
 @pytest.mark.parametrize("path", STAND_ALONE_EXAMPLES, ids=lambda p: p.name)
 def test_a_stand_alone_hand_is_refused_and_nothing_written(
-    ledger: Ledger, store: Path, path: Path
+    ledger: Ledger, store: str, path: Path
 ) -> None:
     with pytest.raises(StoreError, match="match log"):
         ledger.record_log(path.read_text(encoding="utf-8"))
@@ -196,7 +177,7 @@ def test_resuming_in_the_middle_of_a_sichuan_hand(ledger: Ledger) -> None:
 
 
 def test_a_conflicting_log_with_the_same_id_is_refused_and_nothing_written(
-    ledger: Ledger, store: Path
+    ledger: Ledger, store: str
 ) -> None:
     text = (EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8")
     ledger.record_log(_prefix(text, 30))
@@ -224,7 +205,7 @@ def test_a_conflicting_log_with_the_same_id_is_refused_and_nothing_written(
         ledger.record_log("".join(changed))
 
 
-def test_a_log_with_a_rejected_line_records_nothing(ledger: Ledger, store: Path) -> None:
+def test_a_log_with_a_rejected_line_records_nothing(ledger: Ledger, store: str) -> None:
     text = (EXAMPLES / "sichuan-match.jsonl").read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
     # the very last line breaks a rule: every hand before it is valid, yet nothing is recorded
@@ -329,7 +310,7 @@ def test_library_flow_start_match_hand_record_settlement(ledger: Ledger) -> None
     assert ledger.hands_in(match) == 2
 
 
-def test_record_of_an_illegal_event_raises_and_stores_nothing(ledger: Ledger, store: Path) -> None:
+def test_record_of_an_illegal_event_raises_and_stores_nothing(ledger: Ledger, store: str) -> None:
     match = ledger.start_match("hongkong", PLAYERS, match_id="hk-1")
     ledger.start_hand(match)
     ledger.record(match, 1, Discarded(player=ANA))
@@ -365,7 +346,7 @@ def test_record_of_an_illegal_event_raises_and_stores_nothing(ledger: Ledger, st
     assert rows(store) == before
 
 
-def test_start_match_refusals(ledger: Ledger, store: Path) -> None:
+def test_start_match_refusals(ledger: Ledger, store: str) -> None:
     ledger.start_match("sichuan", PLAYERS, match_id="m")
     before = rows(store)
     with pytest.raises(StoreError, match="already exists"):
@@ -432,12 +413,11 @@ def test_hand_at_a_dispute_point_in_a_library_hand(ledger: Ledger) -> None:
 # --- stored rows and digests -------------------------------------------------------------------
 
 
-def test_a_stored_row_reads_like_a_log_line(ledger: Ledger, store: Path) -> None:
+def test_a_stored_row_reads_like_a_log_line(ledger: Ledger, store: str) -> None:
     text = (EXAMPLES / "sichuan-match.jsonl").read_text(encoding="utf-8")
     ledger.record_log(text)
     log_lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    with sqlite3.connect(store) as db:
-        states = [json.loads(s) for (s,) in db.execute("SELECT state FROM stored_events")]
+    states = [state for *_, state in rows(store)]
     assert states
     for state in states:
         assert {"type", "recorded_at", "digest"} <= set(state)
@@ -460,40 +440,10 @@ def test_a_stored_row_reads_like_a_log_line(ledger: Ledger, store: Path) -> None
     assert match_row["rules"] == log_lines[0]["rules"]
 
 
-def _check_chain(store: Path, match: str) -> None:
-    match_rows = stream_rows(store, match_stream(match))
-    previous = GENESIS
-    match_digests = []
-    for row in match_rows:
-        bare = {k: v for k, v in row.items() if k not in ("recorded_at", "digest")}
-        assert chain(previous, bare) == row["digest"]
-        previous = row["digest"]
-        match_digests.append(previous)
-    closed = [r for r in match_rows if r["type"] == "hand_closed"]
-    assert [c["number"] for c in closed] == list(range(1, len(closed) + 1))
-    number = 1
-    while True:
-        hand_rows = stream_rows(store, hand_stream(match, number))
-        if not hand_rows:
-            break
-        # a hand's first digest chains from its match's digest when the hand started: after
-        # match_started and the closing of every earlier hand
-        previous = match_digests[number - 1]
-        for row in hand_rows:
-            bare = {k: v for k, v in row.items() if k not in ("recorded_at", "digest")}
-            assert chain(previous, bare) == row["digest"]
-            previous = row["digest"]
-        if number <= len(closed):
-            assert closed[number - 1]["hand_digest"] == hand_rows[-1]["digest"]
-            assert closed[number - 1]["events"] == len(hand_rows)
-        number += 1
-    assert number - 1 >= len(closed)
-
-
-def test_the_digest_chain_can_be_recomputed_from_raw_rows(ledger: Ledger, store: Path) -> None:
+def test_the_digest_chain_can_be_recomputed_from_raw_rows(ledger: Ledger, store: str) -> None:
     for path in MATCH_EXAMPLES:
         result = ledger.record_log(path.read_text(encoding="utf-8"))
-        _check_chain(store, result.match)
+        check_chain(store, result.match)
     # the library flow chains the same way
     match = ledger.start_match("hongkong", PLAYERS, {"points_per_unit": 5})
     for _ in range(3):
@@ -502,7 +452,7 @@ def test_the_digest_chain_can_be_recomputed_from_raw_rows(ledger: Ledger, store:
         ledger.record(match, n, SelfDrawn(player=BO, fan=4))
     n = ledger.start_hand(match)
     ledger.record(match, n, Discarded(player=CY))  # an open hand
-    _check_chain(store, match)
+    check_chain(store, match)
     # and a recorded log and the same match made through the library digest alike
     other = ledger.record_log(
         ledger.export(match)
@@ -510,25 +460,19 @@ def test_the_digest_chain_can_be_recomputed_from_raw_rows(ledger: Ledger, store:
         .replace(f'"match": "{match}"', '"match": "copy"')
     )
     assert other.match == "copy"
-    _check_chain(store, "copy")
+    check_chain(store, "copy")
     original = [r["type"] for r in stream_rows(store, hand_stream(match, 2))]
     copied = [r["type"] for r in stream_rows(store, hand_stream("copy", 2))]
     assert original == copied
 
 
-def test_an_edited_row_breaks_the_chain(ledger: Ledger, store: Path) -> None:
+def test_an_edited_row_breaks_the_chain(ledger: Ledger, store: str) -> None:
     result = ledger.record_log((EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8"))
-    with sqlite3.connect(store) as db:
-        rowid, state = next(
-            (r, st)
-            for r, st in db.execute("SELECT rowid, state FROM stored_events ORDER BY rowid")
-            if json.loads(st)["type"] == "won_on_discard"
-        )
-        data = json.loads(state)
-        data["fan"] = data.get("fan", 0) + 1
-        db.execute("UPDATE stored_events SET state = ? WHERE rowid = ?", (json.dumps(data), rowid))
+    rowid, data = next((r[0], r[4]) for r in rows(store) if r[4]["type"] == "won_on_discard")
+    data["fan"] = data.get("fan", 0) + 1
+    set_state(store, rowid, data)
     with pytest.raises(AssertionError):
-        _check_chain(store, result.match)
+        check_chain(store, result.match)
 
 
 # --- upcasting ----------------------------------------------------------------------------------
@@ -539,7 +483,7 @@ def test_an_edited_row_breaks_the_chain(ledger: Ledger, store: Path) -> None:
     [("sichuan", {"fan_cap": 6}), ("hongkong", {"points_per_unit": 4}), ("sichuan", None)],
 )
 def test_a_v1_match_started_row_written_by_hand_is_read_as_v2(
-    store: Path, ruleset: str, partial: dict[str, Any] | None
+    store: str, ruleset: str, partial: dict[str, Any] | None
 ) -> None:
     Ledger(store).close()  # creates the tables
     v1: dict[str, Any] = {"type": "match_started", "ruleset": ruleset, "players": PLAYERS}
@@ -549,17 +493,7 @@ def test_a_v1_match_started_row_written_by_hand_is_read_as_v2(
     digest = chain(GENESIS, v1)
     state = {**v1, "recorded_at": "2025-01-02T03:04:05.000006+00:00", "digest": digest}
     assert "class_version" not in state
-    with sqlite3.connect(store) as db:
-        db.execute(
-            "INSERT INTO stored_events (originator_id, originator_version, topic, state) "
-            "VALUES (?, ?, ?, ?)",
-            (
-                match_stream("old").hex,
-                1,
-                "mjledger.events:MatchStarted",
-                json.dumps(v1 | state).encode("utf-8"),
-            ),
-        )
+    insert_row(store, match_stream("old"), 1, "mjledger.events:MatchStarted", v1 | state)
     ledger = Ledger(store)
     try:
         record = ledger.match("old")
@@ -582,7 +516,7 @@ def test_a_v1_match_started_row_written_by_hand_is_read_as_v2(
         assert hand_to_json(ledger.settlement("old", 1)) == replay_hands(log)[0]
         assert replay(ledger.export("old")).to_json() == replay(log).to_json()
         assert ledger.views.scores_by_match()["old"] == replay(log).totals()
-        _check_chain(store, "old")
+        check_chain(store, "old")
     finally:
         ledger.close()
 
@@ -654,7 +588,7 @@ def test_house_rules_changed_at_a_table_apply_from_the_next_match_only(ledger: L
     assert scores[second] == replay(ledger.export(second)).totals()
 
 
-def test_table_refusals_and_rule_sheets(ledger: Ledger, store: Path) -> None:
+def test_table_refusals_and_rule_sheets(ledger: Ledger, store: str) -> None:
     ledger.open_table("t1", "sichuan", PLAYERS)
     assert ledger.table("t1").rules == SichuanRules()
     with pytest.raises(StoreError, match="already exists"):
@@ -825,7 +759,7 @@ def _assert_views_equal_replay(ledger: Ledger, matches: list[str]) -> None:
     assert views.longest_streaks() == longest
 
 
-def test_a_restart_resumes_catch_up_exactly_once(store: Path) -> None:
+def test_a_restart_resumes_catch_up_exactly_once(store: str) -> None:
     first = Ledger(store)
     try:
         a = first.record_log((EXAMPLES / "hongkong-match.jsonl").read_text()).match
@@ -840,16 +774,14 @@ def test_a_restart_resumes_catch_up_exactly_once(store: Path) -> None:
         views = second.views
         assert views.position == position_a  # the tracking position survived the restart
         applied_b = views.catch_up()
-        with sqlite3.connect(store) as db:
-            (total,) = db.execute("SELECT COUNT(*) FROM stored_events").fetchone()
+        total = len(rows(store))
         assert applied_a + applied_b == total == views.position
         assert views.catch_up() == 0
         _assert_views_equal_replay(second, [a, b])
         c = second.record_log(hongkong_match(3, seed=2, match_id="third")).match
     finally:
         second.close()
-    with sqlite3.connect(store) as db:
-        (grown,) = db.execute("SELECT COUNT(*) FROM stored_events").fetchone()
+    grown = len(rows(store))
     third = Ledger(store)
     try:
         assert third.views.catch_up() == grown - total
@@ -861,7 +793,7 @@ def test_a_restart_resumes_catch_up_exactly_once(store: Path) -> None:
         third.close()
 
 
-def test_two_ledgers_on_one_store_share_the_views(store: Path) -> None:
+def test_two_ledgers_on_one_store_share_the_views(store: str) -> None:
     one, two = Ledger(store), Ledger(store)
     try:
         one.record_log((CONTRACT / "hongkong-three-hands.jsonl").read_text())

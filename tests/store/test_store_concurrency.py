@@ -18,6 +18,7 @@ from mjledger import ConcurrencyError, Discarded, MjledgerError, parse_log, repl
 from mjledger.fold.replay import hand_to_json
 from mjledger.log.events import HandStarted, MatchStarted
 from mjledger.store.application import Ledger, hand_stream
+from tests.backends import raw_rows
 from tests.conftest import ROOT
 from tests.store_logs import PLAYERS, hongkong_match, sichuan_match
 
@@ -84,8 +85,8 @@ def run_threads(targets: list[Callable[[], Any]]) -> list[BaseException]:
 # --- different matches ------------------------------------------------------------------------
 
 
-def test_threads_sharing_one_ledger_record_different_matches(tmp_path: Path) -> None:
-    ledger = Ledger(tmp_path / "store.sqlite")
+def test_threads_sharing_one_ledger_record_different_matches(any_store: str) -> None:
+    ledger = Ledger(any_store)
     logs: dict[str, str] = {}
     targets: list[Callable[[], Any]] = []
     for i in range(3):
@@ -119,11 +120,7 @@ def test_threads_sharing_one_ledger_record_different_matches(tmp_path: Path) -> 
 
 
 def _row_count(ledger: Ledger) -> int:
-    import sqlite3
-
-    with sqlite3.connect(ledger.path) as db:
-        (n,) = db.execute("SELECT COUNT(*) FROM stored_events").fetchone()
-    return int(n)
+    return len(raw_rows(ledger.location))
 
 
 CHILD = """
@@ -144,12 +141,12 @@ print("ok", i)
 
 
 @pytest.mark.slow
-def test_processes_record_different_matches_into_one_store(tmp_path: Path) -> None:
-    store = tmp_path / "store.sqlite"
+def test_processes_record_different_matches_into_one_store(any_store: str, tmp_path: Path) -> None:
+    store = any_store
     Ledger(store).close()  # the tables exist before the writers race
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(store), str(i), str(ROOT)],
+            [sys.executable, "-c", CHILD, store, str(i), str(ROOT)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=tmp_path,
@@ -170,6 +167,7 @@ def test_processes_record_different_matches_into_one_store(tmp_path: Path) -> No
         # the children caught the shared views up between them, each event exactly once
         assert ledger.views.catch_up() == 0
         assert ledger.views.position == _row_count(ledger)
+        assert ledger.views.applied == _row_count(ledger)  # no batch applied twice
         assert_stored_as_replayed(ledger, logs)
     finally:
         ledger.close()
@@ -202,9 +200,9 @@ def _unrace(ledgers: list[Ledger]) -> None:
 
 @pytest.mark.parametrize("shared", [False, True], ids=["two-ledgers", "one-ledger"])
 def test_two_writers_on_one_hand_and_version_exactly_one_concurrency_error(
-    tmp_path: Path, shared: bool
+    any_store: str, shared: bool
 ) -> None:
-    store = tmp_path / "store.sqlite"
+    store = any_store
     a = Ledger(store)
     b = a if shared else Ledger(store)
     match = a.start_match("sichuan", PLAYERS, match_id="race")
@@ -248,8 +246,8 @@ def test_two_writers_on_one_hand_and_version_exactly_one_concurrency_error(
         b.close()
 
 
-def test_a_stale_expected_version_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    a, b = Ledger(tmp_path / "s.sqlite"), Ledger(tmp_path / "s.sqlite")
+def test_a_stale_expected_version_is_refused_before_anything_is_written(any_store: str) -> None:
+    a, b = Ledger(any_store), Ledger(any_store)
     try:
         match = a.start_match("hongkong", PLAYERS)
         a.start_hand(match)
@@ -269,9 +267,9 @@ def test_a_stale_expected_version_is_refused_before_anything_is_written(tmp_path
 
 @pytest.mark.parametrize("shared", [False, True], ids=["separate-ledgers", "one-ledger"])
 def test_writers_without_expected_version_lose_and_duplicate_nothing(
-    tmp_path: Path, shared: bool
+    any_store: str, shared: bool
 ) -> None:
-    store = tmp_path / "store.sqlite"
+    store = any_store
     first = Ledger(store)
     match = first.start_match("sichuan", PLAYERS, match_id="free-for-all")
     first.start_hand(match)
@@ -304,12 +302,5 @@ def test_writers_without_expected_version_lose_and_duplicate_nothing(
             led.close()
 
 
-def _versions(store: Path, stream: str) -> list[tuple[int]]:
-    import sqlite3
-
-    with sqlite3.connect(store) as db:
-        return db.execute(
-            "SELECT originator_version FROM stored_events WHERE originator_id = ? "
-            "ORDER BY originator_version",
-            (stream,),
-        ).fetchall()
+def _versions(store: str, stream: str) -> list[tuple[int]]:
+    return sorted((v,) for _, s, v, _, _ in raw_rows(store) if s == stream)

@@ -8,9 +8,7 @@ views up in a thread while it recorded, so part of the store was already applied
 
 from __future__ import annotations
 
-import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -20,7 +18,7 @@ import pytest
 
 from mjledger import replay
 from mjledger.store.application import Ledger, hand_stream, match_stream
-from mjledger.store.views import views_path
+from tests.backends import progress, raw_rows
 from tests.store_logs import sichuan_match
 
 pytestmark = pytest.mark.slow  # kills a recording process
@@ -46,35 +44,25 @@ print("finished", flush=True)
 """
 
 
-def _count(path: Path, sql: str) -> int:
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
-            (n,) = db.execute(sql).fetchone()
-    except sqlite3.OperationalError:  # tables not created yet, or busy
-        return 0
-    return int(n or 0)
-
-
-def test_a_killed_import_leaves_whole_hands_and_views_catch_up_once(tmp_path: Path) -> None:
+def test_a_killed_import_leaves_whole_hands_and_views_catch_up_once(
+    any_store: str, tmp_path: Path
+) -> None:
     text = sichuan_match(HANDS, seed=11, match_id=MATCH)
     full = replay(text).to_json()
     total_rows = len(text.strip().split("\n")) + HANDS  # every event, plus each hand's closing
     log = tmp_path / "big.jsonl"
     log.write_text(text, encoding="utf-8")
-    store = tmp_path / "store.sqlite"
+    store = any_store
 
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(store), str(log)],
+        [sys.executable, "-c", CHILD, store, str(log)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     try:
         # poll (no wall-clock assertion: the loop ends on progress or on the child's exit)
         while child.poll() is None:
-            stored = _count(store, "SELECT COUNT(*) FROM stored_events")
-            tracked = _count(views_path(store), "SELECT MAX(notification_id) FROM tracking")
+            stored, tracked = progress(store)
             if stored >= total_rows // 4 and tracked > 0:
                 break
             time.sleep(0.01)
@@ -88,14 +76,11 @@ def test_a_killed_import_leaves_whole_hands_and_views_catch_up_once(tmp_path: Pa
     assert child.returncode == -signal.SIGKILL, (out, err)
     assert b"finished" not in out
 
-    with sqlite3.connect(store) as db:
-        raw = db.execute(
-            "SELECT originator_id, originator_version, state FROM stored_events ORDER BY rowid"
-        ).fetchall()
+    raw = raw_rows(store)
     assert 0 < len(raw) < total_rows, "the kill came after the import had finished"
     streams: dict[str, list[tuple[int, dict]]] = {}
-    for stream, version, state in raw:
-        streams.setdefault(stream, []).append((version, json.loads(state)))
+    for _, stream, version, _, state in raw:
+        streams.setdefault(stream, []).append((version, state))
 
     ledger = Ledger(store)
     try:
@@ -137,6 +122,7 @@ def test_a_killed_import_leaves_whole_hands_and_views_catch_up_once(tmp_path: Pa
         assert resumed.hands == HANDS - k
         assert replay(ledger.export(MATCH)).to_json() == full
         assert views.catch_up() == total_rows - len(raw)
+        assert views.applied == total_rows  # every stored event applied exactly once
         assert views.scores_by_match() == {MATCH: full["totals"]}
     finally:
         ledger.close()
