@@ -23,14 +23,7 @@ Row = tuple[int, str, int, str, dict[str, Any]]
 def _postgres(store: PostgresStore) -> Any:
     import psycopg
 
-    return psycopg.connect(
-        host=store.host,
-        port=store.port,
-        dbname=store.dbname,
-        user=store.user,
-        password=store.password,
-        autocommit=True,
-    )
+    return psycopg.connect(**store.conninfo(), autocommit=True)
 
 
 def events_table(store: PostgresStore) -> str:

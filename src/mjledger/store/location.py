@@ -15,7 +15,7 @@ import getpass
 import os
 import re
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from attrs import field, frozen
@@ -87,6 +87,16 @@ class PostgresStore:
             "POSTGRES_LOCK_TIMEOUT": str(self.lock_timeout),
             "POSTGRES_PRE_PING": "y" if self.pre_ping else "n",
             "CREATE_TABLE": "y" if self.create else "n",
+        }
+
+    def conninfo(self) -> dict[str, Any]:
+        """libpq's connection parameters, for a direct connection (psycopg.connect(**…))."""
+        return {
+            "host": self.host,
+            "port": self.port,
+            "dbname": self.dbname,
+            "user": self.user,
+            "password": self.password,
         }
 
     def scrub(self, text: str) -> str:

@@ -67,14 +67,7 @@ def open_failure(store: PostgresStore, error: BaseException) -> StoreConnectionE
     database, nothing listening)."""
     reason = " ".join(str(error).split())
     try:
-        psycopg.connect(
-            host=store.host,
-            port=store.port,
-            dbname=store.dbname,
-            user=store.user,
-            password=store.password,
-            connect_timeout=store.timeout,
-        ).close()
+        psycopg.connect(**store.conninfo(), connect_timeout=store.timeout).close()
     except psycopg.Error as direct:
         reason = " ".join(str(direct).split())
     return StoreConnectionError(f"cannot open the store {store}: {store.scrub(reason)}")
