@@ -24,7 +24,8 @@ from mjledger.fold.replay import replay
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch
 from mjledger.sim.run import simulate as simulate_matches
 from mjledger.sim.stats import summarize
-from mjledger.store.application import Ledger, store_path
+from mjledger.store.application import Ledger
+from mjledger.store.location import store_location
 
 __all__ = ["add_demo", "simulate"]
 
@@ -173,13 +174,13 @@ def add_demo(
     @click.option("--seed", type=int, default=2026, show_default=True)
     @click.pass_context
     @refusals
-    def demo(ctx: click.Context, /, store: Path | None, hands: int, seed: int) -> None:
+    def demo(ctx: click.Context, /, store: str | None, hands: int, seed: int) -> None:
         """Simulate a short match of each rule set into the store and show what mjledger keeps.
 
         Match ids come from the seed, so running the demo again records nothing twice.
         """
         console = Console()
-        path = store_path(store)
+        path = store_location(store)  # passed on as is: str() of a URL hides its password
         shown: tuple[str, int] | None = None
         with open_ledger(store, must_exist=False) as ledger:
             for ruleset in ("sichuan", "hongkong"):
