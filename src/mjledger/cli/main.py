@@ -10,12 +10,15 @@ Exit status (documented in docs/cli.md):
 
 from __future__ import annotations
 
+import gc
 import json
+import shutil
 import signal
 import sqlite3
 import sys
+import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from typing import Any, BinaryIO, TypeVar
@@ -32,8 +35,10 @@ from mjledger.cli.evaluate import evaluate
 from mjledger.cli.simulate import add_demo, simulate
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState
-from mjledger.fold.replay import Replay, hand_to_json, replay_bytes
+from mjledger.fold.replay import Replay, hand_to_json, replay_events
+from mjledger.fold.stream import replay_json_parts
 from mjledger.log.codec import read_log_bytes
+from mjledger.log.reader import iter_log_file
 from mjledger.store.application import Ledger
 from mjledger.store.corrections import export_with_corrections
 from mjledger.store.corrections import notes as correction_notes
@@ -91,11 +96,39 @@ def main() -> None:
 @refusals
 def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
-    result = replay_bytes(read_input(log))
-    if as_json:
-        print_json(result.to_json())
-    else:
-        render_replay(result, Console())
+    with log, gc_paused():
+        if as_json:
+            print_spooled(replay_json_parts(iter_log_file(log)))
+        else:
+            render_replay(replay_events(iter_log_file(log)), Console())
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """A one-shot command makes no reference cycles worth collecting while it folds: pausing
+    the cyclic collector saves it walking every live object again and again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def print_spooled(parts: Iterable[bytes]) -> None:
+    """Write ``parts`` to a temporary file and copy it to standard output only once all of
+    them were made: a refused log (an error raised part way) prints nothing, yet the output is
+    never held in memory whole."""
+    with tempfile.TemporaryFile() as spool:
+        for part in parts:
+            spool.write(part)
+        spool.write(b"\n")
+        spool.seek(0)
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        shutil.copyfileobj(spool, out)
+        out.flush()
 
 
 def render_replay(result: Replay, console: Console) -> None:

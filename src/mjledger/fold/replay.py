@@ -16,8 +16,8 @@ from cattrs.gen import make_dict_unstructure_fn, override
 from mjledger.errors import FormatError
 from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchState, evolve, finish, start
-from mjledger.log.codec import parse_log, read_log_bytes
 from mjledger.log.events import Event, HandStarted
+from mjledger.log.reader import parse_events, read_events
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HouseRules
 
@@ -135,9 +135,9 @@ def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
 
 def replay(text: str) -> Replay:
     """Replay a log given as text (JSON Lines)."""
-    return replay_events(parse_log(text))
+    return replay_events(parse_events(text))
 
 
 def replay_bytes(data: bytes) -> Replay:
     """Replay a log given as raw bytes (checked to be UTF-8, line by line)."""
-    return replay_events(read_log_bytes(data))
+    return replay_events(read_events(data))

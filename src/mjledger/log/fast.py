@@ -1,0 +1,257 @@
+"""The fast path of the log codec: many lines decoded and type-checked in C at once.
+
+The strict codec (:mod:`mjledger.log.codec`) is the contract; this module only accelerates it
+and never decides anything the strict codec would decide differently. A batch of lines is
+decoded by msgspec into structs generated from the attrs event classes (strict JSON types,
+unknown fields refused), and each struct becomes its attrs event through the class itself, so
+every attrs validator still runs. Wherever the fast path cannot decide, or refuses, the strict
+codec reads the line, so errors, their wording and their line numbers are exactly the strict
+codec's.
+
+What msgspec alone would get wrong, and how it is covered:
+
+* repeated keys: msgspec keeps the last one. One count over the whole batch decides: every
+  ``:`` of a batch without backslashes is a key's or sits in a string, and the strings come
+  back verbatim when the decoded structs are encoded again, so the batch repeats no key
+  exactly when both hold as many colons. A batch with a backslash (an escape could hide or add
+  a colon, or spell a lone surrogate) is read line by line by the strict codec.
+* deep nesting raises ``RecursionError`` (caught: the strict codec reads the batch);
+  integers beyond 64 bits are refused by msgspec (the strict codec reads them);
+  fields whose type has no msgspec form (house rules) are read by the strict codec whenever
+  a line carries them.
+
+orjson is never used to decode: it turns integers beyond 64 bits into floats.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
+from typing import Any, Final, Literal, NewType, Union, get_args, get_origin
+
+import attrs
+import msgspec
+
+from mjledger.errors import MjledgerError
+from mjledger.log.codec import decode_line
+from mjledger.log.events import EVENT_CLASSES, Event
+
+UNSET: Final = msgspec.UNSET
+# Lines decoded together: big enough that the per-batch work is paid rarely, small enough that
+# a batch the strict codec must read costs little.
+BATCH_LINES: Final = 512
+
+
+class _UntranslatableError(Exception):
+    """A field type with no msgspec form: such fields are left to the strict codec."""
+
+
+# A builder turns one decoded struct into its attrs value, or None when the strict codec must
+# read the line (a field only it can type is present).
+_Builder = Callable[[Any], Any]
+
+
+@attrs.frozen
+class _FieldPlan:
+    struct_name: str
+    attrs_name: str
+    convert: Callable[[Any], Any] | None
+    strict_only: bool
+
+
+def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
+    """The msgspec type that accepts exactly the JSON ``t`` is written as, and how a decoded
+    value becomes ``t``'s value (None: it already is)."""
+    if t in (str, int, bool):
+        return t, None
+    if t is type(None):
+        return None, None
+    if isinstance(t, NewType):
+        return _wire_type(t.__supertype__)
+    origin = get_origin(t)
+    args = get_args(t)
+    if origin is Literal:
+        if all(type(a) is str for a in args):
+            return t, None
+        raise _UntranslatableError(t)
+    if origin in (Union, types.UnionType):
+        parts = [_wire_type(a) for a in args]
+        converts = [c for _, c in parts if c is not None]
+        if len(converts) > 1:
+            raise _UntranslatableError(t)
+        convert = converts[0] if converts else None
+        wire = _union(p for p, _ in parts)
+        return wire, (None if convert is None else _unless_none(convert))
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item, convert = _wire_type(args[0])
+        if convert is None:
+            return tuple[item, ...], None  # type: ignore[valid-type]
+        return tuple[item, ...], _each(convert)  # type: ignore[valid-type]
+    if origin is dict and args and args[0] is str:
+        item, convert = _wire_type(args[1])
+        if convert is None:
+            return dict[str, item], None  # type: ignore[valid-type]
+        return dict[str, item], _each_value(convert)  # type: ignore[valid-type]
+    if attrs.has(t):
+        struct, build = _nested(t)
+        return struct, build
+    raise _UntranslatableError(t)
+
+
+def _union(types_: Iterable[Any]) -> Any:
+    """``A | B | ...`` of types known only at run time."""
+    return Union[tuple(types_)]  # noqa: UP007 - built at run time
+
+
+def _unless_none(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda v: None if v is None else convert(v)
+
+
+def _each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda v: tuple(convert(x) for x in v)
+
+
+def _each_value(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda v: {k: convert(x) for k, x in v.items()}
+
+
+def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
+    hints = typing.get_type_hints(cls)
+    fields: list[tuple[str, Any, Any]] = []
+    plans: list[_FieldPlan] = []
+    for a in attrs.fields(cls):
+        json_name = "from" if a.name == "from_" else a.name
+        try:
+            wire, convert = _wire_type(hints[a.name])
+            strict_only = False
+        except _UntranslatableError:
+            wire, convert, strict_only = Any, None, True
+        struct_name = a.name.rstrip("_")
+        default = msgspec.field(default=UNSET, name=json_name)
+        required = a.default is attrs.NOTHING and not strict_only
+        if required:
+            fields.append((struct_name, wire, msgspec.field(name=json_name)))
+        else:
+            fields.append((struct_name, wire | msgspec.UnsetType, default))
+        plans.append(_FieldPlan(struct_name, a.name, convert, strict_only))
+    return fields, plans
+
+
+def _builder(cls: type, plans: Sequence[_FieldPlan]) -> _Builder:
+    plain = tuple(
+        (p.struct_name, p.attrs_name) for p in plans if p.convert is None and not p.strict_only
+    )
+    converted = tuple(
+        (p.struct_name, p.attrs_name, p.convert) for p in plans if p.convert is not None
+    )
+    strict = tuple(p.struct_name for p in plans if p.strict_only)
+
+    def build(s: Any) -> Any:
+        for name in strict:
+            if getattr(s, name) is not UNSET:
+                return None
+        kw = {}
+        for name, attr in plain:
+            v = getattr(s, name)
+            if v is not UNSET:
+                kw[attr] = v
+        for name, attr, convert in converted:
+            v = getattr(s, name)
+            if v is not UNSET:
+                kw[attr] = convert(v)
+        return cls(**kw)
+
+    return build
+
+
+@cache
+def _nested(cls: type) -> tuple[type, Callable[[Any], Any]]:
+    fields, plans = _plan(cls)
+    if any(p.strict_only for p in plans):
+        raise _UntranslatableError(cls)
+    struct = msgspec.defstruct(
+        f"{cls.__name__}Wire", fields, kw_only=True, forbid_unknown_fields=True
+    )
+    return struct, _builder(cls, plans)
+
+
+def _event_struct(cls: type) -> tuple[type, _Builder]:
+    fields, plans = _plan(cls)
+    struct = msgspec.defstruct(
+        f"{cls.__name__}Wire",
+        fields,
+        tag_field="type",
+        tag=cls.TYPE,  # type: ignore[attr-defined]
+        kw_only=True,
+        forbid_unknown_fields=True,
+    )
+    return struct, _builder(cls, plans)
+
+
+class FastDecoder:
+    """Decodes batches of log lines for a set of tagged event classes.
+
+    Built from the attrs classes themselves, so a field or an event class added to the log
+    is decoded here without a change to this module.
+    """
+
+    def __init__(self, classes: Iterable[type] = EVENT_CLASSES) -> None:
+        self.builders: dict[type, _Builder] = {}
+        structs = []
+        for cls in classes:
+            struct, build = _event_struct(cls)
+            structs.append(struct)
+            self.builders[struct] = build
+        union = _union(structs)
+        self._one = msgspec.json.Decoder(union)
+        self._encode = msgspec.json.Encoder().encode
+
+    def decode_batch(self, lines: Sequence[bytes]) -> list[Event | None] | None:
+        """The events of ``lines`` (non-blank lines of UTF-8 JSON, one object each), None for
+        a line the strict codec must read; None for the whole batch when this path cannot
+        decide it."""
+        buffer = b"".join(lines)
+        if b"\\" in buffer:
+            return None
+        decode = self._one.decode
+        structs: list[Any] = []
+        for line in lines:
+            try:
+                structs.append(decode(line))
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                structs.append(None)
+        if buffer.count(b":") != self._encode(structs).count(b":"):
+            return None  # a repeated key (or a refused line): the strict codec decides
+        builders = self.builders
+        out: list[Event | None] = []
+        for s in structs:
+            try:
+                out.append(None if s is None else builders[type(s)](s))
+            except (MjledgerError, TypeError, ValueError):  # the strict codec words it
+                out.append(None)
+        return out
+
+
+_DECODER: FastDecoder | None = None
+
+
+def fast_decoder() -> FastDecoder:
+    """The decoder for the log's event classes, built on first use."""
+    global _DECODER
+    if _DECODER is None:
+        _DECODER = FastDecoder()
+    return _DECODER
+
+
+def decode_numbered(batch: Sequence[tuple[int, bytes]]) -> Iterator[tuple[int, Event]]:
+    """The events of numbered non-blank lines, in order; the first refused line raises the
+    strict codec's error for it."""
+    events = fast_decoder().decode_batch([line for _, line in batch])
+    if events is None:
+        for number, line in batch:
+            yield number, decode_line(line.decode("utf-8"), number)
+        return
+    for (number, line), event in zip(batch, events, strict=True):
+        yield number, (event if event is not None else decode_line(line.decode("utf-8"), number))

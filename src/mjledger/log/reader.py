@@ -1,0 +1,121 @@
+"""Reading a log as a stream: numbered events out of chunks of bytes, in constant memory.
+
+The result is exactly :func:`mjledger.log.codec.read_log_bytes`'s, error for error: a line
+that is not UTF-8 anywhere in the log is the error, before any other; then the first line the
+codec refuses; an empty log is an error of line 1. Streaming keeps that order by reading on
+after the first refused line, only to look for invalid UTF-8 further down (the caller that
+folds does the same for a refused event: see :func:`mjledger.fold.replay.fold_all`).
+
+Lines are decoded in batches by :mod:`mjledger.log.fast`, which falls back to the strict codec
+wherever it cannot decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO, Final
+
+from mjledger.errors import FormatError
+from mjledger.log.codec import parse_log, read_log_bytes
+from mjledger.log.events import Event
+from mjledger.log.fast import BATCH_LINES, decode_numbered
+
+BLOCK: Final = 1 << 20
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+def _checked_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
+    """Blocks of whole lines (each ending in ``\\n`` but the last), each checked to be UTF-8,
+    with the number of its first line."""
+    first = 1
+    rest = b""
+    started = False
+    for chunk in chunks:
+        data = rest + chunk if rest else chunk
+        if not started:
+            if len(data) < len(_BOM) and _BOM.startswith(data):
+                rest = data
+                continue
+            started = True
+            if data.startswith(_BOM):
+                data = data[len(_BOM) :]
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            rest = data
+            continue
+        block, rest = data[:end], data[end:]
+        _check_utf8(block, first)
+        yield first, block
+        first += block.count(b"\n")
+    if rest:
+        if not started and rest.startswith(_BOM):
+            rest = rest[len(_BOM) :]
+        _check_utf8(rest, first)
+        yield first, rest
+
+
+def _check_utf8(block: bytes, first: int) -> None:
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first + block.count(b"\n", 0, exc.start)
+        raise FormatError("the line is not valid UTF-8", line=line) from None
+
+
+def _numbered_lines(first: int, block: bytes) -> Iterator[tuple[int, bytes]]:
+    """Non-blank lines as the strict codec sees them: split on ``\\n`` only, one trailing
+    ``\\r`` removed, blank meaning what ``str.strip`` says."""
+    number = first
+    for raw in block.split(b"\n"):
+        line = raw[:-1] if raw[-1:] == b"\r" else raw
+        if line[:1] == b"{" or line.decode("utf-8").strip():
+            yield number, line
+        number += 1
+
+
+def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
+    """Numbered events of a log given as chunks of bytes (any sizes), as they are read."""
+    blocks = _checked_blocks(chunks)
+    seen = False
+    try:
+        batch: list[tuple[int, bytes]] = []
+        for first, block in blocks:
+            for item in _numbered_lines(first, block):
+                batch.append(item)
+                if len(batch) >= BATCH_LINES:
+                    yield from decode_numbered(batch)
+                    seen = True
+                    batch = []
+        if batch:
+            yield from decode_numbered(batch)
+            seen = True
+    except FormatError:
+        for _ in blocks:  # invalid UTF-8 further down is the log's error, as in the codec
+            pass
+        raise
+    if not seen:
+        raise FormatError("the log is empty", line=1)
+
+
+def iter_log_file(stream: BinaryIO, block: int = BLOCK) -> Iterator[tuple[int, Event]]:
+    """Numbered events of a log read from a binary stream, one block at a time."""
+    return iter_log(iter(lambda: stream.read(block), b""))
+
+
+def read_events(data: bytes) -> list[tuple[int, Event]]:
+    """:func:`mjledger.log.codec.read_log_bytes`, fast: the same events or the same error."""
+    return list(iter_log((data,)))
+
+
+def parse_events(text: str) -> list[tuple[int, Event]]:
+    """:func:`mjledger.log.codec.parse_log`, fast: the same events or the same error."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in the text itself: only the codec reads it
+        return parse_log(text)
+    if data.startswith(_BOM):  # parse_log keeps a BOM (a text's BOM is the caller's)
+        return parse_log(text)
+    return read_events(data)
+
+
+__all__ = ["iter_log", "iter_log_file", "parse_events", "read_events", "read_log_bytes"]

@@ -1,0 +1,114 @@
+"""The fast path (msgspec batches, streaming folds, orjson output) against the strict path
+(the codec's json decoder and cattrs, the whole-log replay, json.dumps): identical events,
+identical output bytes, identical errors — message, line and event type — on legal, mutated
+and damaged logs, however the bytes arrive."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from mjledger.errors import LogError
+from mjledger.fold.replay import replay_events
+from mjledger.fold.stream import dumps_indented, replay_json_parts
+from mjledger.log.codec import parse_log, read_log_bytes
+from mjledger.log.fast import fast_decoder
+from mjledger.log.reader import iter_log, parse_events, read_events
+from tests.strategies import corrupted_log_texts, legal_log_text
+
+
+def outcome(func: Callable[[], Any]) -> Any:
+    """The value, or the error as everything a user sees of it."""
+    try:
+        return func()
+    except LogError as exc:
+        return (type(exc).__name__, str(exc), exc.line, exc.event_type)
+
+
+def strict_output(data: bytes) -> Any:
+    def run() -> bytes:
+        result = replay_events(read_log_bytes(data)).to_json()
+        return json.dumps(result, ensure_ascii=False, indent=2).encode("utf-8")
+
+    return outcome(run)
+
+
+def fast_output(data: bytes, size: int = 1 << 20) -> Any:
+    chunks = [data[i : i + size] for i in range(0, len(data), size)]
+    return outcome(lambda: b"".join(replay_json_parts(iter_log(chunks))))
+
+
+@given(legal_log_text(max_hands=4), st.integers(1, 64))
+def test_legal_logs_same_events_and_same_output_bytes(text: str, size: int) -> None:
+    data = text.encode("utf-8")
+    assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
+    assert fast_output(data, size) == strict_output(data)
+
+
+@given(legal_log_text(max_hands=3))
+def test_the_fast_path_decides_legal_logs(text: str) -> None:
+    """Not a fall back in disguise: every line without a backslash is decided in C, but for
+    house rules (left to the strict codec, which types them by the line's rule set)."""
+    lines = [line.encode("utf-8") for line in text.split("\n") if line]
+    decided = fast_decoder().decode_batch(lines)
+    if b"\\" not in b"".join(lines):
+        assert decided is not None
+        for line, event in zip(lines, decided, strict=True):
+            assert event is not None or b'"rules"' in line
+
+
+@given(corrupted_log_texts(), st.integers(1, 200))
+@example('{"type": "hand_started", "dealer": "a", "dealer": "b"}\n', 7)
+def test_mutated_logs_same_events_or_same_error(text: str, size: int) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
+    assert fast_output(data, size) == strict_output(data)
+
+
+@given(legal_log_text(max_hands=2), st.data())
+def test_damaged_bytes_same_error(text: str, data: st.DataObject) -> None:
+    raw = bytearray(text.encode("utf-8"))
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(raw) - 1))
+        raw[i] = data.draw(st.sampled_from(b'\x80\xff\xc3\x00{}":,\\\n\r 0'))
+    damaged = bytes(raw)
+    assert outcome(lambda: read_events(damaged)) == outcome(lambda: read_log_bytes(damaged))
+    assert fast_output(damaged, data.draw(st.integers(1, 100))) == strict_output(damaged)
+
+
+def test_a_repeated_key_is_left_to_the_strict_codec() -> None:
+    line = b'{"type": "discarded", "player": "a", "player": "b"}'
+    assert fast_decoder().decode_batch([line]) is None
+    err = outcome(lambda: read_events(b'{"type": "match_started"}\n' + line))
+    assert err == outcome(lambda: read_log_bytes(b'{"type": "match_started"}\n' + line))
+
+
+def test_a_refused_event_waits_for_a_later_refused_line() -> None:
+    """As when the whole log is parsed first: a broken line further down is the error."""
+    log = (
+        b'{"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"]}\n'
+        b'{"type": "discarded", "player": "a"}\n'
+        b"{not json\n"
+        b"\xff\n"
+    )
+    assert fast_output(log, 5) == strict_output(log)
+    assert fast_output(log[:-2], 5) == strict_output(log[:-2])
+    assert "line 4" in fast_output(log)[1]
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.text()
+JSON_VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(JSON_VALUES)
+@example({"big": 10**30, "": [], "x": {}, "s": '\x7f\u2028\x00"\\é\ud7ff'})
+def test_indented_output_is_json_dumps(value: Any) -> None:
+    assert dumps_indented(value) == json.dumps(value, ensure_ascii=False, indent=2).encode()
