@@ -6,14 +6,26 @@ since a Hong Kong match ends after the north round), then times in this one proc
 ``--repeat`` runs each:
 
 (a) ``json.loads`` of every line — the floor any JSON Lines reader pays;
-(b) ``mjledger.log.codec.parse_log`` — strict decoding plus structuring into event classes;
-(c) ``mjledger.replay()`` — (b) plus the folds that check every event and settle the money.
+(b) ``mjledger.log.codec.parse_log`` — the strict path: json, cattrs, every line;
+(c) ``mjledger.log.reader.parse_events`` — the fast path (msgspec batches, strict fall back);
+(d) ``mjledger.replay()`` — (c) plus the folds that check every event and settle the money;
+(e) ``replay --json`` as the command runs it (streamed, orjson, collector paused), and as it
+    ran before (strict parse of the whole log, fold, ``json.dumps(indent=2)``); the two
+    outputs are compared byte for byte before anything is timed.
+
+Times are CPU time (``time.process_time``) and wall time, best of ``--repeat``, all in one
+process; the ratio column is the CPU-time rate relative to (a). ``--rss`` instead runs
+``mjledger replay --json`` as a child process on a log of the given size (written to a
+temporary file a hand at a time) and reports its peak RSS; ``--quick`` divides those sizes
+by 100.
 
 Usage::
 
     .venv/bin/python benchmarks/bench_replay.py --hands 10000 --seed 1
     .venv/bin/python benchmarks/bench_replay.py --hands 2000 --profile   # + cProfile of (c)
     .venv/bin/python benchmarks/bench_replay.py --hands 50 --write /tmp/bench  # keep the logs
+    .venv/bin/python benchmarks/bench_replay.py --rss 300000 1000000         # heavy, minutes
+    .venv/bin/python benchmarks/bench_replay.py --rss 300000 --quick         # 3,000 hands
 
 The generator is small and self-contained (it does not use mjledger); every log it writes is
 replayed before anything is timed, so an illegal log stops the run instead of being measured.
@@ -23,16 +35,25 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
+import io
 import json
+import os
 import pstats
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from mjledger import replay
+from mjledger.fold.replay import replay_events
+from mjledger.fold.stream import replay_json_parts
 from mjledger.log.codec import parse_log
+from mjledger.log.reader import iter_log_file, parse_events
 
 PLAYERS = ("ana", "bo", "cy", "di")
 SUITS = "mps"
@@ -225,13 +246,16 @@ def hongkong_logs(rng: random.Random, hands: int) -> list[str]:
 # --- timing -----------------------------------------------------------------------------------
 
 
-def best_of(repeat: int, func: Callable[[], object]) -> float:
-    best = float("inf")
+def best_of(repeat: int, func: Callable[[], object]) -> tuple[float, float]:
+    """Best CPU time (``time.process_time``: the figure other processes on the machine disturb
+    least) and best wall time of ``repeat`` runs."""
+    best_cpu = best_wall = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         func()
-        best = min(best, time.perf_counter() - start)
-    return best
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        best_wall = min(best_wall, time.perf_counter() - wall)
+    return best_cpu, best_wall
 
 
 def nonblank(texts: list[str]) -> Iterator[str]:
@@ -241,8 +265,25 @@ def nonblank(texts: list[str]) -> Iterator[str]:
                 yield line
 
 
-def measure(name: str, texts: list[str], repeat: int) -> None:
+def replay_json_before(text: str) -> bytes:
+    """``replay --json`` as it was: parse the whole log strictly, fold it, ``json.dumps``."""
+    result = replay_events(parse_log(text)).to_json()
+    return json.dumps(result, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def replay_json_now(data: bytes) -> bytes:
+    """``replay --json`` as the command runs it (in memory here, not spooled): streamed
+    decoding and folding, orjson output, the collector paused."""
+    gc.disable()
+    try:
+        return b"".join(replay_json_parts(iter_log_file(io.BytesIO(data))))
+    finally:
+        gc.enable()
+
+
+def measure(name: str, texts: list[str], repeat: int, before: bool = True) -> None:
     lines = list(nonblank(texts))
+    blobs = [text.encode("utf-8") for text in texts]
     events = len(lines)
     hands = sum(line.startswith('{"type": "hand_started"') for line in lines)
 
@@ -250,27 +291,48 @@ def measure(name: str, texts: list[str], repeat: int) -> None:
         for line in lines:
             json.loads(line)
 
-    def parse() -> None:
+    def parse_strict() -> None:
         for text in texts:
             parse_log(text)
+
+    def parse_fast() -> None:
+        for text in texts:
+            parse_events(text)
 
     def settle() -> None:
         for text in texts:
             replay(text)
 
-    t_json = best_of(repeat, decode)
-    t_parse = best_of(repeat, parse)
-    t_replay = best_of(repeat, settle)
+    def cli_before() -> None:
+        for text in texts:
+            replay_json_before(text)
+
+    def cli_now() -> None:
+        for blob in blobs:
+            replay_json_now(blob)
+
+    for text, blob in zip(texts, blobs, strict=True):
+        if before and replay_json_now(blob) != replay_json_before(text):
+            raise SystemExit(f"{name}: the streamed output differs from json.dumps's")
+    runs: list[tuple[str, Callable[[], None]]] = [
+        ("json.loads per line", decode),
+        ("codec.parse_log (strict)", parse_strict),
+        ("reader.parse_events (fast)", parse_fast),
+        ("replay() (library)", settle),
+        ("replay --json now", cli_now),
+    ]
+    if before:
+        runs.append(("replay --json before", cli_before))
+    timings = {label: best_of(repeat, func) for label, func in runs}
     logs = f"{len(texts)} log{'s' if len(texts) > 1 else ''}"
     print(f"{name}: {hands:,} hands, {events:,} events ({events / hands:.1f} a hand), {logs}")
-    for label, t in (
-        ("json.loads per line", t_json),
-        ("codec.parse_log", t_parse),
-        ("replay (full)", t_replay),
-    ):
-        print(f"  {label:<22}{t * 1000:10.1f} ms {events / t:14,.0f} events/s")
-    for label, t in (("replay/json", t_replay), ("parse/json", t_parse)):
-        print(f"  {label + ':':<13}{t / t_json:5.1f}x the time ({t_json / t:.1%} of json's speed)")
+    print(f"  {'':<28}{'CPU ms':>10}{'wall ms':>10}{'events/s (CPU)':>16}{'× json (CPU)':>14}")
+    json_cpu = timings["json.loads per line"][0]
+    for label, (cpu, wall) in timings.items():
+        print(
+            f"  {label:<28}{cpu * 1000:10.1f}{wall * 1000:10.1f}{events / cpu:16,.0f}"
+            f"{json_cpu / cpu:14.3f}"
+        )
 
 
 def check_legal(name: str, texts: list[str]) -> None:
@@ -281,6 +343,42 @@ def check_legal(name: str, texts: list[str]) -> None:
                 raise SystemExit(f"{name}: generated hand {hand.number} is unfinished")
 
 
+def write_sichuan_log(path: Path, rng: random.Random, hands: int) -> None:
+    """A Sichuan log of ``hands`` hands written line by line (the generator holds one hand)."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write(sichuan_log(rng, 1))
+        for _ in range(hands - 1):
+            out.write("\n".join(sichuan_hand(rng, first=False)) + "\n")
+
+
+def peak_rss(hands: int, seed: int) -> None:
+    """Peak resident memory of ``mjledger replay --json`` on a ``hands``-hand Sichuan log, as
+    its own process (``wait4``'s ``ru_maxrss``), next to a bare interpreter's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "sichuan.jsonl"
+        write_sichuan_log(log, random.Random(seed), hands)
+        size = log.stat().st_size
+        bare = child_peak([sys.executable, "-c", "import mjledger.cli.main"], None)
+        with log.open("rb") as stdin:
+            rss = child_peak(
+                [sys.executable, "-m", "mjledger", "replay", "--json", str(log)], stdin
+            )
+    print(
+        f"peak RSS, replay --json of {hands:,} Sichuan hands ({size / 1e6:,.0f} MB of log): "
+        f"{rss / 1024:,.0f} MB (the interpreter with mjledger imported: {bare / 1024:,.0f} MB)"
+    )
+
+
+def child_peak(argv: list[str], stdin: BinaryIO | None) -> int:
+    """A child's peak RSS in KiB (Linux ``ru_maxrss``), its output discarded."""
+    proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} exited with {proc.returncode}")
+    return int(usage.ru_maxrss)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=10_000, help="hands per rule set (10000)")
@@ -288,9 +386,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, best kept")
     parser.add_argument("--profile", action="store_true", help="cProfile one full Sichuan replay")
     parser.add_argument("--write", type=Path, help="also write the generated logs to this folder")
+    parser.add_argument(
+        "--rss",
+        type=int,
+        nargs="*",
+        metavar="HANDS",
+        help="peak RSS of replay --json on logs of these sizes (heavy: 300000 1000000)",
+    )
+    parser.add_argument("--quick", action="store_true", help="heavy sizes divided by 100")
     args = parser.parse_args(argv)
     if args.hands < 1:
         parser.error("--hands must be at least 1")
+
+    print(
+        f"Python {sys.version.split()[0]}, seed {args.seed}, best of {args.repeat}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    if args.rss is not None:
+        for hands in args.rss or [300_000]:
+            peak_rss(max(1, hands // 100) if args.quick else hands, args.seed)
+        return 0
 
     rng = random.Random(args.seed)
     sichuan = [sichuan_log(rng, args.hands)]
@@ -303,15 +418,14 @@ def main(argv: list[str] | None = None) -> int:
         for i, text in enumerate(hongkong, 1):
             (args.write / f"hongkong-{i:04d}.jsonl").write_text(text)
 
-    print(f"Python {sys.version.split()[0]}, seed {args.seed}, best of {args.repeat}")
     measure("sichuan", sichuan, args.repeat)
     measure("hongkong", hongkong, args.repeat)
 
     if args.profile:
         profiler = cProfile.Profile()
-        profiler.runcall(replay, sichuan[0])
-        print("\ncProfile of one full replay of the Sichuan log, top 15 by cumulative time:")
-        pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(15)
+        profiler.runcall(replay_json_now, sichuan[0].encode())
+        print("\ncProfile of replay --json of the Sichuan log, top 20 by internal time:")
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(20)
     return 0
 
 

@@ -59,6 +59,7 @@ class _FieldPlan:
     attrs_name: str
     convert: Callable[[Any], Any] | None
     strict_only: bool
+    required: bool
 
 
 def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
@@ -128,41 +129,41 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
             strict_only = False
         except _UntranslatableError:
             wire, convert, strict_only = Any, None, True
-        struct_name = a.name.rstrip("_")
+        struct_name = a.name
         default = msgspec.field(default=UNSET, name=json_name)
         required = a.default is attrs.NOTHING and not strict_only
         if required:
             fields.append((struct_name, wire, msgspec.field(name=json_name)))
         else:
             fields.append((struct_name, wire | msgspec.UnsetType, default))
-        plans.append(_FieldPlan(struct_name, a.name, convert, strict_only))
+        plans.append(_FieldPlan(struct_name, a.name, convert, strict_only, required))
     return fields, plans
 
 
 def _builder(cls: type, plans: Sequence[_FieldPlan]) -> _Builder:
-    plain = tuple(
-        (p.struct_name, p.attrs_name) for p in plans if p.convert is None and not p.strict_only
-    )
-    converted = tuple(
-        (p.struct_name, p.attrs_name, p.convert) for p in plans if p.convert is not None
-    )
-    strict = tuple(p.struct_name for p in plans if p.strict_only)
+    """Straight-line code for one class (a loop over its fields costs as much as the
+    decoding): a field absent from the line is left to the class's default."""
+    scope: dict[str, Any] = {"cls": cls, "UNSET": UNSET}
+    body = []
+    given = []
+    for i, p in enumerate(plans):
+        if p.strict_only:
+            body.append(f"    if s.{p.struct_name} is not UNSET:\n        return None")
+            continue
+        scope[f"convert{i}"] = p.convert
 
-    def build(s: Any) -> Any:
-        for name in strict:
-            if getattr(s, name) is not UNSET:
-                return None
-        kw = {}
-        for name, attr in plain:
-            v = getattr(s, name)
-            if v is not UNSET:
-                kw[attr] = v
-        for name, attr, convert in converted:
-            v = getattr(s, name)
-            if v is not UNSET:
-                kw[attr] = convert(v)
-        return cls(**kw)
+        def value(v: str, i: int = i, p: _FieldPlan = p) -> str:
+            return v if p.convert is None else f"convert{i}({v})"
 
+        if p.required:
+            given.append(f"{p.attrs_name}={value('s.' + p.struct_name)}")
+        else:
+            test = f"(v := s.{p.struct_name}) is not UNSET"
+            body.append(f"    if {test}:\n        kw[{p.attrs_name!r}] = {value('v')}")
+    call = ", ".join([*given, "**kw"])
+    source = "def build(s):\n    kw = {}\n" + "\n".join(body) + f"\n    return cls({call})\n"
+    exec(source, scope)
+    build: _Builder = scope["build"]
     return build
 
 
