@@ -24,49 +24,39 @@ from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
 
 
-class HandStream:
-    """Iterating yields each hand once it is settled; afterwards ``state`` is the final match
-    state and ``totals`` every player's balance.
-
-    Only the hand in play is held: a hand is settled when the next one starts (it must have
-    ended by then) or when the log ends.
+class HandFolder:
+    """The match fold fed one event at a time, holding only the hand in play: :meth:`feed`
+    answers a hand once it is settled (when the next one starts; it must have ended by then),
+    :meth:`close` the last one. ``totals`` is every player's balance over the settled hands.
     """
 
-    __slots__ = ("_events", "state", "totals")
+    __slots__ = ("hand", "state", "totals")
 
-    def __init__(self, events: Iterable[tuple[int | None, Event]]) -> None:
-        self._events = events
+    def __init__(self) -> None:
         self.state: MatchState | None = None
+        self.hand: HandState | None = None
         self.totals: dict[str, int] = {}
 
-    def __iter__(self) -> Iterator[HandState]:
-        events = iter(self._events)
-        hand: HandState | None = None
-        for line, event in events:
-            try:
-                state = (
-                    start(event, line) if self.state is None else evolve(self.state, event, line)
-                )
-            except MjledgerError:
-                for _ in events:  # a line the codec refuses further down comes first
-                    pass
-                raise
-            if self.state is None:
-                self.totals = dict.fromkeys(state.players, 0)
-            self.state = state
-            if state.hand is None:
-                continue
-            if isinstance(event, HandStarted) and hand is not None:
-                yield self._settled(hand)
-            hand = state.hand
+    def feed(self, line: int | None, event: Event) -> HandState | None:
+        if self.state is None:
+            state = start(event, line)
+            self.totals = dict.fromkeys(state.players, 0)
+        else:
+            state = evolve(self.state, event, line)
+        self.state = state
+        if state.hand is None:
+            return None
+        settled = self.hand if isinstance(event, HandStarted) else None
+        self.hand = state.hand
+        return None if settled is None else self._settled(settled)
+
+    def close(self) -> HandState | None:
+        """Settle the end of the log (an open run of wins closes); the last hand, if any."""
         if self.state is None:
             raise FormatError("the log is empty", line=1)
         self.state = finish(self.state)
-        if self.state.hand is not None:
-            yield self._settled(self.state.hand)
-
-    def _next(self, line: int | None, event: Event) -> MatchState:
-        return start(event, line) if self.state is None else evolve(self.state, event, line)
+        self.hand = self.state.hand
+        return None if self.hand is None else self._settled(self.hand)
 
     def _settled(self, hand: HandState) -> HandState:
         totals = self.totals
@@ -74,6 +64,41 @@ class HandStream:
             totals[t.payer] -= t.amount
             totals[t.payee] += t.amount
         return hand
+
+
+class HandStream:
+    """Iterating yields each hand once it is settled; afterwards ``state`` is the final match
+    state and ``totals`` every player's balance."""
+
+    __slots__ = ("_events", "folder")
+
+    def __init__(self, events: Iterable[tuple[int | None, Event]]) -> None:
+        self._events = events
+        self.folder = HandFolder()
+
+    @property
+    def state(self) -> MatchState | None:
+        return self.folder.state
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return self.folder.totals
+
+    def __iter__(self) -> Iterator[HandState]:
+        events = iter(self._events)
+        feed = self.folder.feed
+        for line, event in events:
+            try:
+                settled = feed(line, event)
+            except MjledgerError:
+                for _ in events:  # a line the codec refuses further down comes first
+                    pass
+                raise
+            if settled is not None:
+                yield settled
+        last = self.folder.close()
+        if last is not None:
+            yield last
 
 
 def dumps_indented(value: Any) -> bytes:

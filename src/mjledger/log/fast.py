@@ -178,7 +178,7 @@ def _nested(cls: type) -> tuple[type, Callable[[Any], Any]]:
     return struct, _builder(cls, plans)
 
 
-def _event_struct(cls: type) -> tuple[type, _Builder]:
+def _event_struct(cls: type, *, forbid_unknown_fields: bool = True) -> tuple[type, _Builder]:
     fields, plans = _plan(cls)
     struct = msgspec.defstruct(
         f"{cls.__name__}Wire",
@@ -186,9 +186,28 @@ def _event_struct(cls: type) -> tuple[type, _Builder]:
         tag_field="type",
         tag=cls.TYPE,  # type: ignore[attr-defined]
         kw_only=True,
-        forbid_unknown_fields=True,
+        forbid_unknown_fields=forbid_unknown_fields,
     )
     return struct, _builder(cls, plans)
+
+
+class RowDecoder:
+    """Decodes one event class from rows the ledger wrote itself (the event as its log line,
+    plus the row's own keys, which are ignored); None where the store's mapper must read the
+    row (a field only the strict codec types is present, or the row is refused)."""
+
+    def __init__(self, cls: type) -> None:
+        struct, self._build = _event_struct(cls, forbid_unknown_fields=False)
+        self._decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
+
+    def __call__(self, row: bytes) -> Event | None:
+        try:
+            event: Event | None = self._build(self._decode(row))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return None
+        except (MjledgerError, TypeError, ValueError):
+            return None
+        return event
 
 
 class FastDecoder:

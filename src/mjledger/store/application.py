@@ -29,7 +29,7 @@ from eventsourcing.persistence import IntegrityError, Mapper, PersistenceError
 from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
 from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
 from mjledger.fold.match import open_hand, rotate
-from mjledger.fold.replay import Replay, Replayer, replay_events
+from mjledger.fold.replay import Replay, replay_events
 from mjledger.log.codec import dumps_event, parse_log
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_from_json
@@ -58,6 +58,7 @@ from mjledger.store.projectors import (
     projector,
 )
 from mjledger.store.records import GENESIS, Recorded, RecordMapper, seal, topic_of
+from mjledger.store.rederive import Rederivation
 from mjledger.store.streams import (
     STORE_ENV,
     hand_stream,
@@ -397,37 +398,32 @@ class Ledger(Application[uuid.UUID]):
 
         Each match comes out exactly as ``replay`` of its export gives it. One sequential read
         serves all matches (a hand's events follow its ``hand_started``, and a match's hands
-        follow each other), instead of one query per hand.
+        follow each other), instead of one query per hand. :meth:`rederive` is the same pass
+        without holding the hands.
         """
-        replayers: dict[str, Replayer] = {}
-        lines: dict[str, int] = {}
-        match_of_stream: dict[uuid.UUID, str] = {}
-        for record in self._notifications():
-            event = record.event
-            if isinstance(event, MatchStarted):
-                match = event.match or ""
-                replayers[match] = Replayer()
-                lines[match] = 1
-                rules = event.rules or default_rules(event.ruleset)
-                replayers[match].feed(1, attrs.evolve(event, rules=rules))
-                continue
-            if isinstance(event, HandStarted):
-                match = event.match or ""
-                if record.originator_id != hand_stream(match, event.number or 0):
-                    continue  # a corrected hand's own stream (store.corrections)
-                match_of_stream[record.originator_id] = match
-                event = in_match_form(event)
-            elif record.originator_id in match_of_stream:
-                match = match_of_stream[record.originator_id]
-            else:
-                continue  # the match's own closings and the tables' records
-            lines[match] += 1
-            replayers[match].feed(lines[match], event)
-        results = {match: replayer.result() for match, replayer in replayers.items()}
-        for match in results:
-            if correction_log(self, match) is not None:
-                results[match] = self.replay_match(match)
-        return results
+        rederivation = Rederivation(self)
+        hands: dict[str, list[HandState]] = {}
+        for match, hand in rederivation:
+            hands.setdefault(match, []).append(hand)
+        out = {}
+        for match, folder in rederivation.folders.items():
+            state = folder.state
+            assert state is not None
+            out[match] = Replay(
+                ruleset=state.ruleset,
+                match=state.match_id,
+                players=state.players,
+                rules=state.rules,
+                hands=tuple(hands.get(match, ())),
+                state=state,
+            )
+        return out
+
+    def rederive(self) -> Iterator[tuple[str, HandState]]:
+        """Every hand of every match in the store, re-derived as ``replay`` of the match's
+        export settles it, yielded as ``(match id, hand)`` once settled: one pass over the
+        rows, holding only each match's hand in play (:mod:`mjledger.store.rederive`)."""
+        return iter(Rederivation(self))
 
     def _notifications(self, topics: Sequence[str] = ()) -> Iterator[Recorded]:
         start = 1

@@ -1,0 +1,164 @@
+"""Re-deriving every match of a store in one pass over its rows, holding one hand per match.
+
+Bulk work reads the rows straight from SQLite, a page at a time, and only the rows the folds
+need (a match's start, each hand's events: not the closings, not the tables); a row becomes
+its event through the fast decoder (:class:`mjledger.log.fast.RowDecoder`) and, where that
+cannot decide (a start with its house rules, an old row to upcast), through the store's
+mapper, as any read does. Another persistence module is read through its notifications.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Final, cast
+
+import attrs
+import msgspec
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.sqlite import SQLiteAggregateRecorder
+
+from mjledger.fold.hand import HandState
+from mjledger.fold.stream import HandFolder
+from mjledger.log.events import EVENT_CLASSES, Event, HandStarted, MatchStarted
+from mjledger.log.fast import RowDecoder
+from mjledger.rules.house import default_rules
+from mjledger.store.corrections import corrections_stream
+from mjledger.store.events import HandCorrected, HandVoided
+from mjledger.store.records import Recorded, topic_of
+from mjledger.store.streams import hand_stream
+
+if TYPE_CHECKING:
+    from mjledger.store.application import Ledger
+
+PAGE: Final = 2000
+_MATCH_STARTED: Final = topic_of(MatchStarted)
+_HAND_STARTED: Final = topic_of(HandStarted)
+# The rows a re-derivation reads: the log's own event classes (a hand's closing, a table's
+# records and anything else the store adds are not folded).
+_FOLDED: Final = tuple(topic_of(cls) for cls in EVENT_CLASSES)
+_CORRECTIONS: Final = (topic_of(HandCorrected), topic_of(HandVoided))
+
+
+def _uuid(value: Any) -> uuid.UUID:
+    return value if isinstance(value, uuid.UUID) else uuid.UUID(value)
+
+
+class _HandOpening(msgspec.Struct):
+    """What a stored hand's first row tells the match fold: the match and the dealer (the
+    rest of its context is the match's own)."""
+
+    match: str | None = None
+    dealer: str | None = None
+    number: int | None = None
+
+
+Row = tuple[Any, int, str, bytes]  # originator id and version, topic, state
+
+
+def rows(ledger: Ledger, topics: Sequence[str] = _FOLDED) -> Iterator[Row]:
+    """The rows of ``topics`` (the folded classes) in notification order, a page at a time."""
+    recorder = ledger.recorder
+    if not isinstance(recorder, SQLiteAggregateRecorder):
+        start = 1
+        while True:
+            batch = recorder.select_notifications(start, PAGE, topics=topics)
+            for n in batch:
+                yield n.originator_id, n.originator_version, n.topic, n.state
+            if len(batch) < PAGE:
+                return
+            start = batch[-1].id + 1
+    marks = ",".join("?" * len(topics))
+    query = (
+        "SELECT rowid, originator_id, originator_version, topic, state "
+        f"FROM {recorder.events_table_name} WHERE rowid > ? AND topic IN ({marks}) "
+        f"ORDER BY rowid LIMIT {PAGE}"
+    )
+    after = 0
+    while True:
+        with recorder.datastore.transaction(commit=False) as c:
+            c.execute(query, (after, *topics))
+            page = c.fetchall()
+        for row in page:
+            yield row[1], row[2], row[3], row[4]
+        if len(page) < PAGE:
+            return
+        after = page[-1][0]
+
+
+class Rederivation:
+    """Iterating yields ``(match id, hand)`` for every hand of every match in the store as it
+    is settled; afterwards ``folders`` holds each match's final state and totals.
+
+    The same folds as ``replay`` of each match's export, line numbers included. A match with
+    upheld disputes (:mod:`mjledger.store.corrections`) is re-derived from its corrected
+    export after the pass, one match at a time.
+    """
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.folders: dict[str, HandFolder] = {}
+
+    def __iter__(self) -> Iterator[tuple[str, HandState]]:
+        decoders = {topic_of(cls): RowDecoder(cls) for cls in EVENT_CLASSES}
+        opening = msgspec.json.Decoder(_HandOpening).decode
+        lines: dict[str, int] = {}
+        match_of_stream: dict[Any, str] = {}
+        folders = self.folders
+        corrected_streams = {_uuid(r[0]) for r in rows(self.ledger, _CORRECTIONS)}
+        corrected: list[str] = []
+        for stream, version, topic, state in rows(self.ledger):
+            if topic == _MATCH_STARTED:
+                started = cast(MatchStarted, self._mapped(stream, version, topic, state))
+                match = started.match or ""
+                folders[match] = HandFolder()
+                if corrections_stream(match) in corrected_streams:
+                    corrected.append(match)
+                    continue
+                lines[match] = 1
+                rules = started.rules or default_rules(started.ruleset)
+                folders[match].feed(1, attrs.evolve(started, rules=rules))
+                continue
+            event: Event | None
+            if topic == _HAND_STARTED:
+                try:
+                    head = opening(state)
+                    match, dealer, number = head.match or "", head.dealer, head.number
+                except msgspec.MsgspecError:
+                    full = cast(HandStarted, self._mapped(stream, version, topic, state))
+                    match, dealer, number = full.match or "", full.dealer, full.number
+                if match not in lines or _uuid(stream) != hand_stream(match, number or 0):
+                    continue  # a corrected match's, or a correction's own stream
+                match_of_stream[stream] = match
+                event = HandStarted(dealer=dealer)
+            elif stream in match_of_stream:
+                match = match_of_stream[stream]
+                event = decoders[topic](state) if b'"class_version"' not in state else None
+                if event is None:
+                    event = cast(Event, self._mapped(stream, version, topic, state))
+            else:
+                continue
+            lines[match] += 1
+            settled = folders[match].feed(lines[match], event)
+            if settled is not None:
+                yield match, settled
+        for match, folder in folders.items():
+            if match in corrected:
+                continue
+            last = folder.close()
+            if last is not None:
+                yield match, last
+        for match in corrected:
+            replay = self.ledger.replay_match(match)
+            yield from ((match, hand) for hand in replay.hands)
+            folders[match].state = replay.state
+            folders[match].totals = replay.totals()
+
+    def _mapped(self, stream: Any, version: int, topic: str, state: bytes) -> Any:
+        stored = StoredEvent(
+            originator_id=_uuid(stream),
+            originator_version=version,
+            topic=topic,
+            state=state,
+        )
+        return cast(Recorded, self.ledger.mapper.to_domain_event(stored)).event
