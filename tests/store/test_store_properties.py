@@ -20,9 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mjledger import replay
-from mjledger.fold.replay import hand_to_json
+from mjledger.errors import MjledgerError, StoreError
+from mjledger.fold.replay import hand_to_json, replay_events
 from mjledger.ledger import Ledger
-from tests.strategies import legal_logs, log_text
+from mjledger.log.codec import parse_log
+from mjledger.log.events import MatchStarted
+from tests.strategies import corrupted_log_texts, legal_logs, log_text
 
 Line = dict[str, Any]
 
@@ -199,3 +202,36 @@ def test_rederiving_the_store_equals_replaying_every_log(
         for match, hand in ledger.rederive():
             streamed[match].append(hand_to_json(hand))
         assert streamed == {m: out["hands"] for m, out in expected.items()}
+
+
+def _refusal(func: Callable[[], object]) -> tuple[str, str] | None:
+    try:
+        func()
+    except MjledgerError as exc:
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def _strict_record_check(text: str) -> None:
+    """What record refused before it streamed: the whole log parsed strictly, then the first
+    line checked, then the folds."""
+    events = parse_log(text)
+    if not isinstance(events[0][1], MatchStarted):
+        raise StoreError(
+            "record takes a match log (first line match_started); "
+            "a stand-alone hand can be replayed but not recorded"
+        )
+    replay_events(events)
+
+
+@settings(max_examples=40)
+@given(corrupted_log_texts())
+def test_record_refuses_as_the_strict_path_does(text: str) -> None:
+    """Streaming validation keeps the order of errors: the codec's, then the first line's,
+    then the folds'; and a refused log writes nothing."""
+    expected = _refusal(lambda: _strict_record_check(text))
+    with fresh_ledger() as ledger:
+        got = _refusal(lambda: ledger.record_log(text))
+        if expected is not None:
+            assert got == expected
+            assert ledger.matches() == []

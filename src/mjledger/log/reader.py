@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO, Final
 
 from mjledger.errors import FormatError
-from mjledger.log.codec import parse_log, read_log_bytes
+from mjledger.log.codec import parse_log
 from mjledger.log.events import Event
 from mjledger.log.fast import BATCH_LINES, decode_numbered
 
@@ -109,13 +109,19 @@ def read_events(data: bytes) -> list[tuple[int, Event]]:
 
 def parse_events(text: str) -> list[tuple[int, Event]]:
     """:func:`mjledger.log.codec.parse_log`, fast: the same events or the same error."""
+    return list(iter_text(text))
+
+
+def iter_text(text: str) -> Iterator[tuple[int, Event]]:
+    """The numbered events of a log given as text, as they are decoded (the log's errors in
+    :func:`mjledger.log.codec.parse_log`'s order)."""
+    if text.startswith("\ufeff"):  # parse_log keeps a BOM (a text's BOM is the caller's)
+        return iter(parse_log(text))
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in the text itself: only the codec reads it
-        return parse_log(text)
-    if data.startswith(_BOM):  # parse_log keeps a BOM (a text's BOM is the caller's)
-        return parse_log(text)
-    return read_events(data)
+        return iter(parse_log(text))
+    return iter_log((data,))
 
 
-__all__ = ["iter_log", "iter_log_file", "parse_events", "read_events", "read_log_bytes"]
+__all__ = ["iter_log", "iter_log_file", "iter_text", "parse_events", "read_events"]

@@ -30,8 +30,9 @@ from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreErr
 from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
 from mjledger.fold.match import open_hand, rotate
 from mjledger.fold.replay import Replay, replay_events
-from mjledger.log.codec import dumps_event, parse_log
+from mjledger.log.codec import dumps_event
 from mjledger.log.events import Event, HandStarted, MatchStarted
+from mjledger.log.reader import iter_text
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
 from mjledger.store.corrections import correction_log, settle_corrected
@@ -456,9 +457,11 @@ class Ledger(Application[uuid.UUID]):
         stored events, continued when the stored events are a prefix of the log (an earlier
         recording that stopped part way), and refused otherwise.
         """
-        events = parse_log(text)
-        first = events[0][1]
+        numbered = iter_text(text)
+        _, first = next(numbered)
         if not isinstance(first, MatchStarted):
+            for _ in numbered:  # a line the codec refuses is the log's error first
+                pass
             raise StoreError(
                 "record takes a match log (first line match_started); "
                 "a stand-alone hand can be replayed but not recorded"
@@ -468,19 +471,30 @@ class Ledger(Application[uuid.UUID]):
         first = attrs.evolve(
             first, match=match_id, rules=first.rules or default_rules(first.ruleset)
         )
-        batches = list(batches_of_log(first, events[1:]))  # validates every line; writes nothing
+        # Pass 1 validates every line through the folds, holding one hand; pass 2 (only for
+        # an accepted log) decodes the log again and writes it a hand at a time.
+        batches, events = 0, 0
+        try:
+            for batch in batches_of_log(first, numbered):
+                batches += 1
+                events += sum(1 for r in batch if not isinstance(r.event, HandClosed))
+        except MjledgerError:
+            for _ in numbered:  # as above: the codec's errors come before the folds'
+                pass
+            raise
         stored = self._stored_records(match_id)
         if stored is not None:
-            return self._continue(match_id, batches, stored, progress)
-        for done, batch in enumerate(batches, 1):
+            every = list(batches_of_log(first, _rest_of_log(text)))
+            return self._continue(match_id, every, stored, progress)
+        for done, batch in enumerate(batches_of_log(first, _rest_of_log(text)), 1):
             self._save(batch, f"match {match_id!r}")
             if progress is not None:
-                progress(done, len(batches))
+                progress(done, batches)
         return RecordResult(
             match=match_id,
             status="recorded",
-            hands=len(batches) - 1,
-            events=len(events),
+            hands=batches - 1,
+            events=events,
             id_assigned=assigned,
         )
 
@@ -574,3 +588,10 @@ def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRule
     if not isinstance(rules, expected):
         raise StoreError(f"{ruleset} needs {expected.__name__}, not {type(rules).__name__}")
     return rules
+
+
+def _rest_of_log(text: str) -> Iterator[tuple[int, Event]]:
+    """The log's events after its first line, decoded again as they are folded."""
+    numbered = iter_text(text)
+    next(numbered)
+    return numbered

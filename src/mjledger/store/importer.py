@@ -4,7 +4,7 @@ validated by the match fold as they are drawn (so a refused line writes nothing)
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -87,7 +87,7 @@ def new_match_id() -> str:
 
 
 def batches_of_log(
-    first: MatchStarted, events: list[tuple[int, Event]]
+    first: MatchStarted, events: Iterable[tuple[int, Event]]
 ) -> Iterator[list[Recorded]]:
     """The records of a match log, one batch per transaction: the match's start, then each
     hand with its closing (a whole hand, or nothing, survives a crash).
