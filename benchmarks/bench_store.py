@@ -10,22 +10,32 @@ Three figures (issue: "The ledger store"):
    next to raw ``sqlite3`` reading those rows and ``json.loads``-ing them;
 3. re-deriving one stored hand of ~100 events from a cold read (no aggregate cache): median ms.
 
+Times are CPU time (``time.process_time``) and wall time, in one process. ``--rss`` instead
+records a store of the given size and reports the peak RSS of re-deriving it
+(``Ledger.rederive``) in a process of its own; ``--quick`` divides those sizes by 100.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_store.py --hands 10000 --seed 1
+    .venv/bin/python benchmarks/bench_store.py --rss 100000          # heavy: minutes
+    .venv/bin/python benchmarks/bench_store.py --rss 100000 --quick  # 1,000 hands
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -33,6 +43,7 @@ from bench_replay import PLAYERS, sichuan_log
 from mjledger import replay
 from mjledger.ledger import Ledger
 
+T = TypeVar("T")
 SCHEMA = (
     "CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "
     "state BLOB, PRIMARY KEY (originator_id, originator_version))"
@@ -55,28 +66,66 @@ def rows_by_transaction(store: Path) -> list[list[tuple[str, int, str, bytes]]]:
     return groups
 
 
-def raw_insert(path: Path, groups: list[list[tuple[str, int, str, bytes]]]) -> float:
+def raw_insert(path: Path, groups: list[list[tuple[str, int, str, bytes]]]) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(SCHEMA)
-    started = time.perf_counter()
     for group in groups:
         db.execute("BEGIN")
         db.executemany("INSERT INTO stored_events VALUES (?, ?, ?, ?)", group)
         db.execute("COMMIT")
-    elapsed = time.perf_counter() - started
     db.close()
-    return elapsed
 
 
-def raw_read(path: Path) -> float:
+def raw_read(path: Path) -> None:
     db = sqlite3.connect(path)
-    started = time.perf_counter()
     for (state,) in db.execute("SELECT state FROM stored_events ORDER BY rowid"):
         json.loads(state)
-    elapsed = time.perf_counter() - started
     db.close()
-    return elapsed
+
+
+def timed(func: Callable[[], T]) -> tuple[T, float, float]:
+    """The result, CPU seconds (``time.process_time``) and wall seconds of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = func()
+    return result, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def report(label: str, hands: int, cpu: float, wall: float) -> None:
+    print(f"   {label:<26}{cpu:8.2f} s CPU {wall:8.2f} s wall {hands / cpu:10,.0f} hands/s (CPU)")
+
+
+def drain(ledger: Ledger) -> int:
+    return sum(1 for _ in ledger.rederive())
+
+
+def peak_rss(hands: int, seed: int) -> None:
+    """Peak RSS of re-deriving a ``hands``-hand store (``Ledger.rederive``) as its own
+    process, next to the same process that only opens the store."""
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "ledger.sqlite"
+        ledger = Ledger(store)
+        _, cpu, wall = timed(lambda: ledger.record_log(sichuan_log(random.Random(seed), hands)))
+        ledger.close()
+        print(f"recorded {hands:,} hands in {cpu:.1f} s CPU, {wall:.1f} s wall")
+        code = "import sys; from mjledger.ledger import Ledger; ledger = Ledger(sys.argv[1])"
+        opened = child_peak([sys.executable, "-c", code, str(store)])
+        code += "; print(sum(1 for _ in ledger.rederive()))"
+        rss = child_peak([sys.executable, "-c", code, str(store)])
+        size = store.stat().st_size
+    print(
+        f"peak RSS, re-deriving {hands:,} hands ({size / 1e6:,.0f} MB store): {rss / 1024:,.0f} MB"
+        f" (the process that only opens the store: {opened / 1024:,.0f} MB)"
+    )
+
+
+def child_peak(argv: list[str]) -> int:
+    """A child's peak RSS in KiB (Linux ``ru_maxrss``), its output discarded."""
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{argv} failed")
+    return int(usage.ru_maxrss)
 
 
 def long_hand_log() -> str:
@@ -110,45 +159,63 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=25, help="reads of the long hand")
+    parser.add_argument(
+        "--rss",
+        type=int,
+        nargs="*",
+        metavar="HANDS",
+        help="peak RSS of re-deriving stores of these sizes (heavy: 100000)",
+    )
+    parser.add_argument("--quick", action="store_true", help="heavy sizes divided by 100")
     args = parser.parse_args(argv)
+    print(
+        f"Python {sys.version.split()[0]}, seed {args.seed}; load average {os.getloadavg()[0]:.2f}"
+    )
+    if args.rss is not None:
+        for hands in args.rss or [100_000]:
+            peak_rss(max(1, hands // 100) if args.quick else hands, args.seed)
+        return 0
 
     text = sichuan_log(random.Random(args.seed), args.hands)
     expected = replay(text).to_json()
     events = sum(1 for line in text.splitlines() if line.strip())
-    print(
-        f"Python {sys.version.split()[0]}, seed {args.seed}: {args.hands:,} Sichuan hands, "
-        f"{events:,} events"
-    )
+    print(f"{args.hands:,} Sichuan hands, {events:,} events")
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "ledger.sqlite"
         ledger = Ledger(store)
-        started = time.perf_counter()
-        result = ledger.record_log(text)
-        ours = time.perf_counter() - started
+        result, ours_cpu, ours_wall = timed(lambda: ledger.record_log(text))
         ledger.close()
         assert result.hands == args.hands, result
         groups = rows_by_transaction(store)
-        raw = raw_insert(Path(tmp) / "raw.sqlite", groups)
+        _, raw_cpu, raw_wall = timed(lambda: raw_insert(Path(tmp) / "raw.sqlite", groups))
         rows = sum(len(g) for g in groups)
         print(f"1. record {args.hands:,} hands ({rows:,} rows, {len(groups):,} transactions)")
-        print(f"   ledger.record_log     {ours:8.2f} s  {args.hands / ours:10,.0f} hands/s")
-        print(f"   raw sqlite3 inserts   {raw:8.2f} s  {args.hands / raw:10,.0f} hands/s")
-        print(f"   ledger / raw: {raw / ours:.0%} of raw speed")
+        report("ledger.record_log", args.hands, ours_cpu, ours_wall)
+        report("raw sqlite3 inserts", args.hands, raw_cpu, raw_wall)
+        print(
+            f"   ledger / raw: {ours_cpu / raw_cpu:.2f}x the CPU time a hand, "
+            f"{ours_wall / raw_wall:.2f}x the wall time (fsync makes wall swing)"
+        )
 
         ledger = Ledger(store)
-        started = time.perf_counter()
-        rederived = ledger.replay_all()["bench-sichuan"]
-        ours = time.perf_counter() - started
+        rederived, all_cpu, all_wall = timed(ledger.replay_all)
+        assert rederived["bench-sichuan"].to_json()["totals"] == expected["totals"]
+        assert rederived["bench-sichuan"].to_json()["hands"] == expected["hands"]
+        del rederived
+        count, stream_cpu, stream_wall = timed(lambda: drain(ledger))
+        assert count == args.hands
         ledger.close()
-        ledger = Ledger(store, env={"AGGREGATE_CACHE_MAXSIZE": ""})
-        assert rederived.to_json()["totals"] == expected["totals"]
-        assert rederived.to_json()["hands"] == expected["hands"]
-        raw = raw_read(store)
+        _, raw_cpu, raw_wall = timed(lambda: raw_read(store))
         print(f"2. re-derive all {args.hands:,} hands from the store")
-        print(f"   ledger.replay_all     {ours:8.2f} s  {args.hands / ours:10,.0f} hands/s")
-        print(f"   raw read + json.loads {raw:8.2f} s  {args.hands / raw:10,.0f} hands/s")
-        print(f"   ledger / raw: {raw / ours:.0%} of raw speed")
+        report("ledger.replay_all", args.hands, all_cpu, all_wall)
+        report("ledger.rederive (streamed)", args.hands, stream_cpu, stream_wall)
+        report("raw read + json.loads", args.hands, raw_cpu, raw_wall)
+        print(
+            f"   replay_all at {raw_cpu / all_cpu:.0%}, rederive at {raw_cpu / stream_cpu:.0%} "
+            "of raw speed (CPU)"
+        )
 
+        ledger = Ledger(store, env={"AGGREGATE_CACHE_MAXSIZE": ""})
         ledger.record_log(long_hand_log())
         size = len(ledger.hand("long", 1).events)
         timings = []

@@ -10,6 +10,7 @@ Each example gets a fresh store in its own temporary directory.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -25,6 +26,7 @@ from mjledger.fold.replay import hand_to_json, replay_events
 from mjledger.ledger import Ledger
 from mjledger.log.codec import parse_log
 from mjledger.log.events import MatchStarted
+from mjledger.store.records import canonical
 from tests.strategies import corrupted_log_texts, legal_logs, log_text
 
 Line = dict[str, Any]
@@ -235,3 +237,17 @@ def test_record_refuses_as_the_strict_path_does(text: str) -> None:
         if expected is not None:
             assert got == expected
             assert ledger.matches() == []
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(st.text(), JSON_VALUES, max_size=6))
+def test_canonical_json_is_json_dumps_sorted(data: dict[str, Any]) -> None:
+    """Digests are taken over this text: orjson must write json.dumps's bytes exactly."""
+    want = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    assert canonical(data) == want

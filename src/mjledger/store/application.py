@@ -30,6 +30,7 @@ from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreErr
 from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
 from mjledger.fold.match import open_hand, rotate
 from mjledger.fold.replay import Replay, replay_events
+from mjledger.fold.stream import HandFolder
 from mjledger.log.codec import dumps_event
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.log.reader import iter_text
@@ -473,11 +474,14 @@ class Ledger(Application[uuid.UUID]):
         )
         # Pass 1 validates every line through the folds, holding one hand; pass 2 (only for
         # an accepted log) decodes the log again and writes it a hand at a time.
-        batches, events = 0, 0
+        folder = HandFolder()
+        folder.feed(1, first)
+        hands, events = 0, 1
         try:
-            for batch in batches_of_log(first, numbered):
-                batches += 1
-                events += sum(1 for r in batch if not isinstance(r.event, HandClosed))
+            for line, event in numbered:
+                folder.feed(line, event)
+                events += 1
+                hands += isinstance(event, HandStarted)
         except MjledgerError:
             for _ in numbered:  # as above: the codec's errors come before the folds'
                 pass
@@ -489,11 +493,11 @@ class Ledger(Application[uuid.UUID]):
         for done, batch in enumerate(batches_of_log(first, _rest_of_log(text)), 1):
             self._save(batch, f"match {match_id!r}")
             if progress is not None:
-                progress(done, batches)
+                progress(done, hands + 1)
         return RecordResult(
             match=match_id,
             status="recorded",
-            hands=batches - 1,
+            hands=hands,
             events=events,
             id_assigned=assigned,
         )
