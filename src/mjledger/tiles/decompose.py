@@ -257,7 +257,14 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
 
 
 def _seven_pairs_waits(counts: Sequence[int], quads: bool) -> int:
-    """Six pairs and one odd tile wait on that tile (13 tiles assumed, as the caller checks)."""
+    """Six pairs and one odd tile wait on that tile (13 tiles assumed, as the caller checks).
+
+    Six pairs (a quad counting as two, or not at all) and one odd tile are at most seven
+    distinct tiles (13 = singles + 2·pairs + 3·threes + 4·quads with six pairs' worth leaves
+    one single or one three), so one count of the empty slots turns away almost every other
+    hand before the three counts below."""
+    if counts.count(0) < 27:
+        return 0
     threes = counts.count(3)
     fours = counts.count(4)
     if quads:
@@ -342,6 +349,8 @@ def is_complete(
 
 
 def _is_seven_pairs(counts: Sequence[int], quads: bool) -> bool:
+    if counts.count(0) < 27:  # seven pairs are seven tiles at most (fewer with a quad)
+        return False
     if quads:
         return all(c % 2 == 0 for c in counts) and sum(counts) == 14
     return counts.count(2) == 7
