@@ -45,9 +45,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from mjledger import replay
 from mjledger.fold.replay import replay_events
@@ -55,6 +55,7 @@ from mjledger.fold.stream import replay_json_parts
 from mjledger.log.codec import parse_log
 from mjledger.log.reader import iter_log_file, parse_events
 
+T = TypeVar("T")
 PLAYERS = ("ana", "bo", "cy", "di")
 SUITS = "mps"
 
@@ -265,6 +266,11 @@ def nonblank(texts: list[str]) -> Iterator[str]:
                 yield line
 
 
+def each(func: Callable[[T], object], items: Iterable[T]) -> None:
+    for item in items:
+        func(item)
+
+
 def replay_json_before(text: str) -> bytes:
     """``replay --json`` as it was: parse the whole log strictly, fold it, ``json.dumps``."""
     result = replay_events(parse_log(text)).to_json()
@@ -287,42 +293,18 @@ def measure(name: str, texts: list[str], repeat: int, before: bool = True) -> No
     events = len(lines)
     hands = sum(line.startswith('{"type": "hand_started"') for line in lines)
 
-    def decode() -> None:
-        for line in lines:
-            json.loads(line)
-
-    def parse_strict() -> None:
-        for text in texts:
-            parse_log(text)
-
-    def parse_fast() -> None:
-        for text in texts:
-            parse_events(text)
-
-    def settle() -> None:
-        for text in texts:
-            replay(text)
-
-    def cli_before() -> None:
-        for text in texts:
-            replay_json_before(text)
-
-    def cli_now() -> None:
-        for blob in blobs:
-            replay_json_now(blob)
-
     for text, blob in zip(texts, blobs, strict=True):
         if before and replay_json_now(blob) != replay_json_before(text):
             raise SystemExit(f"{name}: the streamed output differs from json.dumps's")
     runs: list[tuple[str, Callable[[], None]]] = [
-        ("json.loads per line", decode),
-        ("codec.parse_log (strict)", parse_strict),
-        ("reader.parse_events (fast)", parse_fast),
-        ("replay() (library)", settle),
-        ("replay --json now", cli_now),
+        ("json.loads per line", lambda: each(json.loads, lines)),
+        ("codec.parse_log (strict)", lambda: each(parse_log, texts)),
+        ("reader.parse_events (fast)", lambda: each(parse_events, texts)),
+        ("replay() (library)", lambda: each(replay, texts)),
+        ("replay --json now", lambda: each(replay_json_now, blobs)),
     ]
     if before:
-        runs.append(("replay --json before", cli_before))
+        runs.append(("replay --json before", lambda: each(replay_json_before, texts)))
     timings = {label: best_of(repeat, func) for label, func in runs}
     logs = f"{len(texts)} log{'s' if len(texts) > 1 else ''}"
     print(f"{name}: {hands:,} hands, {events:,} events ({events / hands:.1f} a hand), {logs}")
@@ -369,7 +351,7 @@ def peak_rss(hands: int, seed: int) -> None:
     )
 
 
-def child_peak(argv: list[str], stdin: BinaryIO | None) -> int:
+def child_peak(argv: list[str], stdin: BinaryIO | None = None) -> int:
     """A child's peak RSS in KiB (Linux ``ru_maxrss``), its output discarded."""
     proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -379,6 +361,18 @@ def child_peak(argv: list[str], stdin: BinaryIO | None) -> int:
     return int(usage.ru_maxrss)
 
 
+def add_heavy_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--rss HANDS...`` (peak RSS of ``what`` at heavy sizes) and ``--quick``."""
+    parser.add_argument(
+        "--rss", type=int, nargs="*", metavar="HANDS", help=f"peak RSS of {what} at these sizes"
+    )
+    parser.add_argument("--quick", action="store_true", help="heavy sizes divided by 100")
+
+
+def heavy_sizes(args: argparse.Namespace, default: int) -> list[int]:
+    return [max(1, n // 100) if args.quick else n for n in args.rss or [default]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=10_000, help="hands per rule set (10000)")
@@ -386,14 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, best kept")
     parser.add_argument("--profile", action="store_true", help="cProfile one full Sichuan replay")
     parser.add_argument("--write", type=Path, help="also write the generated logs to this folder")
-    parser.add_argument(
-        "--rss",
-        type=int,
-        nargs="*",
-        metavar="HANDS",
-        help="peak RSS of replay --json on logs of these sizes (heavy: 300000 1000000)",
-    )
-    parser.add_argument("--quick", action="store_true", help="heavy sizes divided by 100")
+    add_heavy_options(parser, "replay --json (heavy: 300000 1000000)")
     args = parser.parse_args(argv)
     if args.hands < 1:
         parser.error("--hands must be at least 1")
@@ -403,8 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {os.getloadavg()[0]:.2f}"
     )
     if args.rss is not None:
-        for hands in args.rss or [300_000]:
-            peak_rss(max(1, hands // 100) if args.quick else hands, args.seed)
+        for hands in heavy_sizes(args, 300_000):
+            peak_rss(hands, args.seed)
         return 0
 
     rng = random.Random(args.seed)

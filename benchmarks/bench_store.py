@@ -29,7 +29,6 @@ import os
 import random
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_replay import PLAYERS, sichuan_log
+from bench_replay import PLAYERS, add_heavy_options, child_peak, heavy_sizes, sichuan_log
 from mjledger import replay
 from mjledger.ledger import Ledger
 
@@ -119,15 +118,6 @@ def peak_rss(hands: int, seed: int) -> None:
     )
 
 
-def child_peak(argv: list[str]) -> int:
-    """A child's peak RSS in KiB (Linux ``ru_maxrss``), its output discarded."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{argv} failed")
-    return int(usage.ru_maxrss)
-
-
 def long_hand_log() -> str:
     """A stand-alone-sized match: one Sichuan hand of about 100 events."""
     lines = [
@@ -159,21 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=25, help="reads of the long hand")
-    parser.add_argument(
-        "--rss",
-        type=int,
-        nargs="*",
-        metavar="HANDS",
-        help="peak RSS of re-deriving stores of these sizes (heavy: 100000)",
-    )
-    parser.add_argument("--quick", action="store_true", help="heavy sizes divided by 100")
+    add_heavy_options(parser, "re-deriving a store (heavy: 100000)")
     args = parser.parse_args(argv)
     print(
         f"Python {sys.version.split()[0]}, seed {args.seed}; load average {os.getloadavg()[0]:.2f}"
     )
     if args.rss is not None:
-        for hands in args.rss or [100_000]:
-            peak_rss(max(1, hands // 100) if args.quick else hands, args.seed)
+        for hands in heavy_sizes(args, 100_000):
+            peak_rss(hands, args.seed)
         return 0
 
     text = sichuan_log(random.Random(args.seed), args.hands)
