@@ -178,36 +178,41 @@ def _nested(cls: type) -> tuple[type, Callable[[Any], Any]]:
     return struct, _builder(cls, plans)
 
 
-def _event_struct(cls: type, *, forbid_unknown_fields: bool = True) -> tuple[type, _Builder]:
+def _event_struct(cls: type, extra: Sequence[tuple[str, Any]] = ()) -> tuple[type, _Builder]:
     fields, plans = _plan(cls)
     struct = msgspec.defstruct(
         f"{cls.__name__}Wire",
-        fields,
+        [*fields, *extra],
         tag_field="type",
         tag=cls.TYPE,  # type: ignore[attr-defined]
         kw_only=True,
-        forbid_unknown_fields=forbid_unknown_fields,
+        forbid_unknown_fields=True,
     )
     return struct, _builder(cls, plans)
 
 
-class RowDecoder:
-    """Decodes one event class from rows the ledger wrote itself (the event as its log line,
-    plus the row's own keys, which are ignored); None where the store's mapper must read the
-    row (a field only the strict codec types is present, or the row is refused)."""
+class ObjectDecoder:
+    """Decodes one JSON object of one tagged event class that also holds ``extra`` fields of
+    its own (a stored row's metadata, say): the event and the extra fields' values, or None
+    where the strict path must read the object (anything refused, or a field only the strict
+    codec types present). Unknown fields are refused, as in a log line."""
 
-    def __init__(self, cls: type) -> None:
-        struct, self._build = _event_struct(cls, forbid_unknown_fields=False)
+    def __init__(self, cls: type, extra: Sequence[tuple[str, Any]] = ()) -> None:
+        struct, self._build = _event_struct(cls, extra)
         self._decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
+        self._extra = tuple(name for name, _ in extra)
 
-    def __call__(self, row: bytes) -> Event | None:
+    def __call__(self, data: bytes) -> tuple[Event, tuple[Any, ...]] | None:
         try:
-            event: Event | None = self._build(self._decode(row))
+            decoded = self._decode(data)
+            event: Event | None = self._build(decoded)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
-        except (MjledgerError, TypeError, ValueError):
+        except (MjledgerError, TypeError, ValueError):  # the strict path words it
             return None
-        return event
+        if event is None:
+            return None
+        return event, tuple(getattr(decoded, name) for name in self._extra)
 
 
 class FastDecoder:

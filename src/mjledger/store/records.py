@@ -31,6 +31,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from mjledger.errors import StoreError
 from mjledger.log.codec import configure_event_classes, make_converter
 from mjledger.log.events import EVENT_CLASSES
+from mjledger.log.fast import ObjectDecoder
 from mjledger.store.events import STORE_EVENT_CLASSES
 
 GENESIS: Final = ""
@@ -125,6 +126,20 @@ def _event_class(topic: str) -> Any:
     return _CLASS_OF_TOPIC.get(topic) or resolve_topic(topic)
 
 
+_ROW_DECODERS: Final[dict[type, ObjectDecoder | None]] = {}
+
+
+def row_decoder(cls: type) -> ObjectDecoder | None:
+    """The fast reader of ``cls``'s rows (the event's fields and the row's ``recorded_at``
+    and ``digest``), or None: a class above version 1 may have rows to upcast, which only
+    the mapper's general path does."""
+    if cls not in _ROW_DECODERS:
+        fast = getattr(cls, "class_version", 1) == 1 and cls in TOPICS
+        meta = (("recorded_at", str), ("digest", str))
+        _ROW_DECODERS[cls] = ObjectDecoder(cls, meta) if fast else None
+    return _ROW_DECODERS[cls]
+
+
 class RecordMapper(Mapper[UUID]):
     """Maps :class:`Recorded` envelopes to rows of plain JSON and back, upcasting old rows."""
 
@@ -148,6 +163,17 @@ class RecordMapper(Mapper[UUID]):
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         cls = _event_class(stored_event.topic)
+        fast = row_decoder(cls)
+        decoded = None if fast is None else fast(stored_event.state)
+        if decoded is not None:
+            event, (recorded_at, digest) = decoded
+            return self._recorded(stored_event, event, recorded_at, digest)
+        return self.read_row(stored_event)
+
+    def read_row(self, stored_event: StoredEvent) -> Any:
+        """The general path: ``json``, upcasting, the strict converter (what the fast path
+        must agree with, and falls back to)."""
+        cls = _event_class(stored_event.topic)
         try:
             data = json.loads(stored_event.state)
             recorded_at = data.pop("recorded_at")
@@ -163,6 +189,10 @@ class RecordMapper(Mapper[UUID]):
                 f"stored event {stored_event.originator_id} v{stored_event.originator_version} "
                 f"({stored_event.topic}) cannot be read: {exc}"
             ) from exc
+        return self._recorded(stored_event, event, recorded_at, digest)
+
+    @staticmethod
+    def _recorded(stored_event: StoredEvent, event: Any, recorded_at: str, digest: str) -> Any:
         originator_id = stored_event.originator_id
         return Recorded(
             originator_id=originator_id if isinstance(originator_id, UUID) else UUID(originator_id),

@@ -2,7 +2,7 @@
 
 Bulk work reads the rows straight from SQLite, a page at a time, and only the rows the folds
 need (a match's start, each hand's events: not the closings, not the tables); a row becomes
-its event through the fast decoder (:class:`mjledger.log.fast.RowDecoder`) and, where that
+its event through the fast decoder (:func:`mjledger.store.records.row_decoder`) and, where that
 cannot decide (a start with its house rules, an old row to upcast), through the store's
 mapper, as any read does. Another persistence module is read through its notifications.
 """
@@ -21,11 +21,10 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder
 from mjledger.fold.hand import HandState
 from mjledger.fold.stream import HandFolder
 from mjledger.log.events import EVENT_CLASSES, Event, HandStarted, MatchStarted
-from mjledger.log.fast import RowDecoder
 from mjledger.rules.house import default_rules
 from mjledger.store.corrections import corrections_stream
 from mjledger.store.events import HandCorrected, HandVoided
-from mjledger.store.records import Recorded, topic_of
+from mjledger.store.records import Recorded, row_decoder, topic_of
 from mjledger.store.streams import hand_stream
 
 if TYPE_CHECKING:
@@ -100,7 +99,7 @@ class Rederivation:
         self.folders: dict[str, HandFolder] = {}
 
     def __iter__(self) -> Iterator[tuple[str, HandState]]:
-        decoders = {topic_of(cls): RowDecoder(cls) for cls in EVENT_CLASSES}
+        decoders = {topic_of(cls): row_decoder(cls) for cls in EVENT_CLASSES}
         opening = msgspec.json.Decoder(_HandOpening).decode
         lines: dict[str, int] = {}
         match_of_stream: dict[Any, str] = {}
@@ -133,8 +132,11 @@ class Rederivation:
                 event = HandStarted(dealer=dealer)
             elif stream in match_of_stream:
                 match = match_of_stream[stream]
-                event = decoders[topic](state) if b'"class_version"' not in state else None
-                if event is None:
+                fast = decoders[topic]
+                decoded = None if fast is None else fast(state)
+                if decoded is not None:
+                    event = decoded[0]
+                else:
                     event = cast(Event, self._mapped(stream, version, topic, state))
             else:
                 continue
