@@ -112,3 +112,10 @@ JSON_VALUES = st.recursive(
 @example({"big": 10**30, "": [], "x": {}, "s": '\x7f\u2028\x00"\\é\ud7ff'})
 def test_indented_output_is_json_dumps(value: Any) -> None:
     assert dumps_indented(value) == json.dumps(value, ensure_ascii=False, indent=2).encode()
+
+
+@given(legal_log_text(max_hands=1), st.integers(1, 4), st.sampled_from(["\n", "\r\n"]))
+def test_a_byte_order_mark_and_crlf_in_any_chunks(text: str, size: int, newline: str) -> None:
+    data = b"\xef\xbb\xbf" + text.replace("\n", newline).encode("utf-8")
+    assert fast_output(data, size) == strict_output(data)
+    assert fast_output(data[:2] + data[3:], size) == strict_output(data[:2] + data[3:])

@@ -25,6 +25,7 @@ orjson is never used to decode: it turns integers beyond 64 bits into floats.
 
 from __future__ import annotations
 
+import operator
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -191,6 +192,10 @@ def _event_struct(cls: type, extra: Sequence[tuple[str, Any]] = ()) -> tuple[typ
     return struct, _builder(cls, plans)
 
 
+def _as_tuple(get: Callable[[Any], Any], n: int) -> Callable[[Any], tuple[Any, ...]]:
+    return get if n > 1 else (lambda obj: (get(obj),))
+
+
 class ObjectDecoder:
     """Decodes one JSON object of one tagged event class that also holds ``extra`` fields of
     its own (a stored row's metadata, say): the event and the extra fields' values, or None
@@ -200,7 +205,10 @@ class ObjectDecoder:
     def __init__(self, cls: type, extra: Sequence[tuple[str, Any]] = ()) -> None:
         struct, self._build = _event_struct(cls, extra)
         self._decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
-        self._extra = tuple(name for name, _ in extra)
+        names = [name for name, _ in extra]
+        self._extra: Callable[[Any], tuple[Any, ...]] = (
+            (lambda _: ()) if not names else _as_tuple(operator.attrgetter(*names), len(names))
+        )
 
     def __call__(self, data: bytes) -> tuple[Event, tuple[Any, ...]] | None:
         try:
@@ -212,7 +220,7 @@ class ObjectDecoder:
             return None
         if event is None:
             return None
-        return event, tuple(getattr(decoded, name) for name in self._extra)
+        return event, self._extra(decoded)
 
 
 class FastDecoder:
