@@ -244,7 +244,11 @@ def record_command(log: BinaryIO, store: str | None) -> None:
     except UnicodeDecodeError:
         read_log_bytes(data)  # raises the error naming the line
         raise
-    with open_ledger(store, must_exist=False) as ledger, record_progress() as progress:
+    with (
+        open_ledger(store, must_exist=False) as ledger,
+        record_progress() as progress,
+        gc_paused(),
+    ):
         result = ledger.record_log(text, progress=progress)
         ledger.views.catch_up()
     if result.id_assigned:
