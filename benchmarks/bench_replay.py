@@ -335,30 +335,50 @@ def write_sichuan_log(path: Path, rng: random.Random, hands: int) -> None:
 
 def peak_rss(hands: int, seed: int) -> None:
     """Peak resident memory of ``mjledger replay --json`` on a ``hands``-hand Sichuan log, as
-    its own process (``wait4``'s ``ru_maxrss``), next to a bare interpreter's."""
+    its own process (VmHWM, read by the child), next to a bare interpreter's."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "sichuan.jsonl"
         write_sichuan_log(log, random.Random(seed), hands)
         size = log.stat().st_size
-        bare = child_peak([sys.executable, "-c", "import mjledger.cli.main"], None)
-        with log.open("rb") as stdin:
-            rss = child_peak(
-                [sys.executable, "-m", "mjledger", "replay", "--json", str(log)], stdin
-            )
+        bare = child_peak("import mjledger.cli.main", [])
+        replay_cli = "import sys; from mjledger.cli import main; main(['replay', '--json', '-'])"
+        with log.open("rb") as stdin:  # standard input: the command reads it a block at a time
+            rss = child_peak(replay_cli, [], stdin)
     print(
         f"peak RSS, replay --json of {hands:,} Sichuan hands ({size / 1e6:,.0f} MB of log): "
         f"{rss / 1024:,.0f} MB (the interpreter with mjledger imported: {bare / 1024:,.0f} MB)"
     )
 
 
-def child_peak(argv: list[str], stdin: BinaryIO | None = None) -> int:
-    """A child's peak RSS in KiB (Linux ``ru_maxrss``), its output discarded."""
-    proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+# Peak RSS is read by the child itself, from /proc/self/status at exit (VmHWM: the high-water
+# mark of its own address space). ``ru_maxrss`` would not do: Linux carries it over ``fork``
+# and ``exec``, so a child of a big parent reports the parent's size.
+_REPORT_PEAK = """
+import atexit, sys
+def _report_peak():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                sys.stderr.write("peak-rss-kib " + line.split()[1] + "\\n")
+atexit.register(_report_peak)
+"""
+
+
+def child_peak(code: str, args: list[str], stdin: BinaryIO | None = None) -> int:
+    """Peak RSS in KiB of ``python -c code args...`` (Linux), its standard output discarded."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _REPORT_PEAK + code, *args],
+        stdin=stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
     if proc.returncode != 0:
-        raise SystemExit(f"{argv} exited with {proc.returncode}")
-    return int(usage.ru_maxrss)
+        raise SystemExit(f"{code!r} exited with {proc.returncode}: {proc.stderr[-500:]!r}")
+    for line in proc.stderr.decode().splitlines():
+        if line.startswith("peak-rss-kib "):
+            return int(line.split()[1])
+    raise SystemExit(f"{code!r} did not report its peak RSS")
 
 
 def add_heavy_options(parser: argparse.ArgumentParser, what: str) -> None:

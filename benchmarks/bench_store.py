@@ -108,9 +108,9 @@ def peak_rss(hands: int, seed: int) -> None:
         ledger.close()
         print(f"recorded {hands:,} hands in {cpu:.1f} s CPU, {wall:.1f} s wall")
         code = "import sys; from mjledger.ledger import Ledger; ledger = Ledger(sys.argv[1])"
-        opened = child_peak([sys.executable, "-c", code, str(store)])
+        opened = child_peak(code, [str(store)])
         code += "; print(sum(1 for _ in ledger.rederive()))"
-        rss = child_peak([sys.executable, "-c", code, str(store)])
+        rss = child_peak(code, [str(store)])
         size = store.stat().st_size
     print(
         f"peak RSS, re-deriving {hands:,} hands ({size / 1e6:,.0f} MB store): {rss / 1024:,.0f} MB"
