@@ -74,6 +74,16 @@ def test_replay_json_on_the_spec_examples(log: Path) -> None:
     assert got == expected
 
 
+@given(legal_logs(max_hands=3))
+def test_replay_json_prints_json_dumps_bytes_exactly(lines: list[dict[str, object]]) -> None:
+    """The streamed, orjson-encoded output is byte for byte ``json.dumps(indent=2)``'s."""
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    result = invoke("replay", "-", "--json", stdin=text.encode("utf-8"))
+    assert result.exit_code == 0, result.output
+    expected = json.dumps(replay(text).to_json(), ensure_ascii=False, indent=2) + "\n"
+    assert result.stdout_bytes == expected.encode("utf-8")
+
+
 def test_dash_reads_standard_input() -> None:
     """Issue 2: "`LOG` may be `-` for standard input"."""
     result = invoke("replay", "-", "--json", stdin=GOOD.encode())
@@ -103,6 +113,9 @@ def test_dash_reads_standard_input() -> None:
             "self_drawn",
         ),
         (jsonl(hand_start("hongkong"), "{not json"), 2, None),
+        # a refused event, then a broken line: the broken line is the log's error, as when
+        # the whole log is decoded before it is folded (replay streams; the order holds)
+        (jsonl(hand_start("hongkong"), discard(ANA), won(CY, BO, 2), "{not json"), 4, None),
     ],
 )
 @pytest.mark.parametrize("as_json", [True, False])

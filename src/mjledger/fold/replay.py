@@ -13,7 +13,7 @@ import cattrs
 from attrs import frozen
 from cattrs.gen import make_dict_unstructure_fn, override
 
-from mjledger.errors import FormatError
+from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchState, evolve, finish, start
 from mjledger.log.events import Event, HandStarted
@@ -128,8 +128,14 @@ class Replayer:
 def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
     """Fold numbered events (as :func:`mjledger.log.codec.parse_log` gives them) into a replay."""
     replayer = Replayer()
-    for line, event in events:
-        replayer.feed(line, event)
+    numbered = iter(events)
+    try:
+        for line, event in numbered:
+            replayer.feed(line, event)
+    except MjledgerError:
+        for _ in numbered:  # a stream's later line the codec refuses is the log's error
+            pass
+        raise
     return replayer.result()
 
 
