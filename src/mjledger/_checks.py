@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from mjledger._text import shown
 from mjledger.errors import FormatError
 
 # Typed as Any: attrs infers a field's type from its validator's, and these serve every type.
@@ -25,8 +26,8 @@ def one_of(*allowed: object, what: str = "") -> Validator:
 
     def check(_inst: object, attribute: Any, value: object) -> None:
         if type(value) not in kinds or value not in allowed:
-            shown = ", ".join(repr(a) for a in allowed)
-            raise FormatError(f"{what}{attribute.name} must be one of {shown}, not {value!r}")
+            listed = ", ".join(repr(a) for a in allowed)
+            raise FormatError(f"{what}{attribute.name} must be one of {listed}, not {shown(value)}")
 
     return check
 
@@ -37,7 +38,9 @@ def int_between(low: int, high: int | None = None, *, what: str = "") -> Validat
     def check(_inst: object, attribute: Any, value: object) -> None:
         if type(value) is not int or value < low or (high is not None and value > high):
             bound = f"between {low:,} and {high:,}" if high is not None else f"at least {low}"
-            raise FormatError(f"{what}{attribute.name} must be an integer {bound}, not {value!r}")
+            raise FormatError(
+                f"{what}{attribute.name} must be an integer {bound}, not {shown(value)}"
+            )
 
     return check
 
@@ -52,16 +55,19 @@ def optional(check: Validator) -> Validator:
 
 def non_empty(_inst: object, attribute: Any, value: Any) -> None:
     if type(value) is not str or not value:
-        raise FormatError(f"{attribute.name} must be a non-empty string, not {value!r}")
+        raise FormatError(f"{attribute.name} must be a non-empty string, not {shown(value)}")
 
 
 def tile(_inst: object, attribute: Any, value: Any) -> None:
     if type(value) is not str or not TILE.fullmatch(value):
-        raise FormatError(f"{attribute.name} must be one tile such as '5m' or '7z', not {value!r}")
+        raise FormatError(
+            f"{attribute.name} must be one tile such as '5m' or '7z', not {shown(value)}"
+        )
 
 
 def tiles(_inst: object, attribute: Any, value: Any) -> None:
     if type(value) is not str or not TILES.fullmatch(value):
         raise FormatError(
-            f"{attribute.name} must be tiles in compact notation such as '123m55p', not {value!r}"
+            f"{attribute.name} must be tiles in compact notation such as '123m55p', "
+            f"not {shown(value)}"
         )

@@ -7,9 +7,17 @@ fixing a disputed hand needs to know exactly where to look.
 
 from __future__ import annotations
 
+from mjledger._text import MAX_MESSAGE, one_line
+
 
 class MjledgerError(Exception):
-    """Root of every error mjledger raises on purpose."""
+    """Root of every error mjledger raises on purpose.
+
+    Its text is one line of bounded length whatever it quotes (a log is untrusted input).
+    """
+
+    def __str__(self) -> str:
+        return one_line(super().__str__(), MAX_MESSAGE)
 
 
 class LogError(MjledgerError):
@@ -20,7 +28,7 @@ class LogError(MjledgerError):
     """
 
     def __init__(self, problem: str, *, line: int | None = None, event_type: str | None = None):
-        self.problem = problem
+        self.problem = one_line(problem)
         self.line = line
         self.event_type = event_type
         super().__init__(self._render())

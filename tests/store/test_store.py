@@ -11,6 +11,7 @@ import pytest
 
 from mjledger import (
     Discarded,
+    FormatError,
     HongKongRules,
     KongDeclared,
     LogError,
@@ -29,7 +30,7 @@ from mjledger import (
 from mjledger.fold.replay import hand_to_json
 from mjledger.log.events import HandStarted, PlayerAtWallEnd
 from mjledger.rules import find_ruleset
-from mjledger.rules.house import rules_to_json
+from mjledger.rules.house import default_rules, rules_from_json, rules_to_json
 from mjledger.store.application import STORE_ENV, Ledger, hand_stream, match_stream, table_stream
 from mjledger.store.records import GENESIS, chain
 from mjledger.store.views import views_path
@@ -351,11 +352,12 @@ def test_start_match_refusals(ledger: Ledger, store: str) -> None:
     before = rows(store)
     with pytest.raises(StoreError, match="already exists"):
         ledger.start_match("sichuan", PLAYERS, match_id="m")
-    with pytest.raises(StoreError):
+    # A table that cannot be is refused as a log's match_started would be: a FormatError.
+    with pytest.raises(FormatError):
         ledger.start_match("sichuan", [ANA, BO, CY])
-    with pytest.raises(MjledgerError):
+    with pytest.raises(FormatError):
         ledger.start_match("sichuan", PLAYERS, {"fan_cap": 7})
-    with pytest.raises(MjledgerError):
+    with pytest.raises(FormatError):
         ledger.start_match("sichuan", PLAYERS, HongKongRules())
     with pytest.raises(StoreError):
         ledger.start_match()
@@ -364,6 +366,30 @@ def test_start_match_refusals(ledger: Ledger, store: str) -> None:
         ledger.match("unknown")
     with pytest.raises(StoreError):
         ledger.hand("m", 1)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "rules"),
+    [("chess", None), ("hongkong", {"table": "mild"}), ("sichuan", {"fan_cap": 9}), (7, None)],
+)
+def test_bad_rulesets_and_tables_are_one_error_type_from_every_entry_point(
+    ledger: Ledger, ruleset: Any, rules: Any
+) -> None:
+    line = {"type": "match_started", "ruleset": ruleset, "players": list(PLAYERS)}
+    if rules is not None:
+        line["rules"] = rules
+    entry_points = [
+        lambda: replay(json.dumps(line)),
+        lambda: ledger.record_log(json.dumps(line)),
+        lambda: ledger.start_match(ruleset, PLAYERS, rules),
+        lambda: ledger.open_table("t", ruleset, PLAYERS, rules),
+        lambda: rules_from_json(ruleset, rules or {}),
+    ]
+    if rules is None:
+        entry_points.append(lambda: default_rules(ruleset))
+    for call in entry_points:
+        with pytest.raises(FormatError):
+            call()
 
 
 def test_hand_at_gives_the_state_after_that_prefix(ledger: Ledger) -> None:
@@ -842,13 +868,16 @@ def test_a_stream_read_early_is_not_re_folded_from_its_first_read(
     assert decoded == []
 
 
-def test_a_refused_event_names_its_line_in_the_match_export(ledger: Ledger) -> None:
+def test_a_refused_event_has_no_line_and_names_its_export_line(ledger: Ledger) -> None:
     match = ledger.start_match("sichuan", ["ana", "bo", "cy", "di"])
     number = ledger.start_hand(match)  # export: line 1 match_started, line 2 hand_started
     ledger.record(match, number, WonOnDiscard(player="cy", from_="bo", fan=1))  # line 3
     with pytest.raises(RuleError) as caught:
         ledger.record(match, number, Discarded(player="cy"))  # would be line 4
-    assert caught.value.line == 4
+    # handed over outside a log: no line (docs/library.md), the export line in the problem
+    assert caught.value.line is None
+    assert str(caught.value).startswith("discarded: player 'cy' has already won")
+    assert str(caught.value).endswith("(hand 1, line 4 of the match's export)")
     assert ledger.hand(match, number).version == 2
 
 

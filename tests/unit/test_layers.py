@@ -16,7 +16,13 @@ PACKAGE = SRC / "mjledger"
 
 # Lowest first. A module may import its own layer and those below.
 LAYERS: list[tuple[str, ...]] = [
-    ("mjledger.errors", "mjledger._checks", "mjledger._replace"),
+    (
+        "mjledger.errors",
+        "mjledger._checks",
+        "mjledger._replace",
+        "mjledger._text",
+        "mjledger._growing",
+    ),
     ("mjledger.tiles",),
     ("mjledger.rules.protocol", "mjledger.rules.registry"),
     ("mjledger.log", "mjledger.rules.house"),

@@ -28,6 +28,7 @@ import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from mjledger._text import escaped, shortened, shown
 from mjledger.errors import FormatError, LogError
 from mjledger.log.events import (
     EVENT_CLASSES,
@@ -46,16 +47,11 @@ _JSON_NAMES: Final = {int: "an integer", str: "a string", bool: "true or false"}
 
 
 def _describe(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _jsonable(value: object) -> bool:
     try:
-        json.dumps(value)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return False
-    return True
+        text = repr(value)
+    return shortened(escaped(text))
 
 
 def _strict_scalar(kind: type) -> Callable[[object, type], object]:
@@ -144,7 +140,7 @@ def configure_strict_json(conv: cattrs.Converter) -> None:
             try:
                 out[key] = conv.structure(v, item)
             except (LogError, ClassValidationError, IterableValidationError) as exc:
-                raise FormatError(f"{key!r}: {_first_problem(exc)}") from None
+                raise FormatError(f"{shown(key)}: {_first_problem(exc)}") from None
         return out
 
     conv.register_structure_hook_func(_is_homogeneous_tuple, structure_tuple)
@@ -266,9 +262,12 @@ def event_from_json(obj: object) -> Event:
 def _first_problem(exc: BaseException, path: str = "") -> str:
     """Flatten cattrs' exception group into one sentence naming the field at fault."""
     if isinstance(exc, ForbiddenExtraKeysError):
-        extra = ", ".join(sorted(exc.extra_fields))
+        names = sorted(exc.extra_fields)
+        extra = ", ".join(shortened(escaped(name)) for name in names[:3])
+        if len(names) > 3:
+            extra += f" (and {len(names) - 3} more)"
         where = f" in {path}" if path else ""
-        return f"unknown field{'s' if len(exc.extra_fields) > 1 else ''}{where}: {extra}"
+        return f"unknown field{'s' if len(names) > 1 else ''}{where}: {extra}"
     if isinstance(exc, (ClassValidationError, IterableValidationError)):
         for sub in exc.exceptions:
             return _first_problem(sub, _extend(path, sub))
@@ -317,7 +316,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise FormatError(f"repeated key {key!r}")
+                raise FormatError(f"repeated key {shown(key)}")
             seen.add(key)
     return out
 
@@ -344,10 +343,35 @@ def _decoder_for(text: str) -> json.JSONDecoder:
     return _PLAIN_DECODER if len(keys) == len(set(keys)) else _DECODER
 
 
+MAX_DEPTH: Final = 8  # log-format.md: JSON nested deeper than 8 levels is an error
+_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET: Final = re.compile(r"[\[\]{}]")
+
+
+def _check_depth(text: str) -> None:
+    """Refuse arrays and objects nested deeper than :data:`MAX_DEPTH`, before decoding.
+
+    Checked on the text, by a loop rather than recursion, so the answer never depends on the
+    caller's stack or on which decoder would have run: deeper input is always this error.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for bracket in _BRACKET.finditer(_STRING.sub('""', text) if '"' in text else text):
+        if bracket.group() in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise FormatError(f"JSON nested more than {MAX_DEPTH} levels deep")
+        else:
+            depth -= 1
+
+
 def decode_json(text: str) -> Any:
     """Decode one line of JSON strictly (no repeated keys, no NaN or Infinity, no lone
     surrogate escapes such as ``"\\ud800"``: the log is UTF-8 text, and a string holding half a
-    surrogate pair cannot be written back as UTF-8 in the output or the store)."""
+    surrogate pair cannot be written back as UTF-8 in the output or the store), nested at most
+    :data:`MAX_DEPTH` levels."""
+    _check_depth(text)
     try:
         obj = _decoder_for(text).decode(text)
         if "\\u" in text:  # only an escape can produce a lone surrogate
@@ -385,7 +409,11 @@ def iter_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def parse_log(text: str) -> list[tuple[int, Event]]:
-    """Every event of a log with its line number; an empty log is an error of line 1."""
+    """Every event of a log with its line number; an empty log is an error of line 1.
+
+    A leading byte order mark is ignored (editors on Windows write one), as for bytes."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
     events = [(number, decode_line(line, number)) for number, line in iter_lines(text)]
     if not events:
         raise FormatError("the log is empty", line=1)
@@ -399,6 +427,4 @@ def read_log_bytes(data: bytes) -> list[tuple[int, Event]]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise FormatError("the line is not valid UTF-8", line=line) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
     return parse_log(text)

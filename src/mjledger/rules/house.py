@@ -8,11 +8,11 @@ that exists is one the payout functions can trust. This module reads and writes 
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import attrs
 
+from mjledger._text import shown
 from mjledger.errors import FormatError
 from mjledger.rules.registry import find_ruleset, ruleset_of
 
@@ -37,13 +37,13 @@ def rules_from_json(ruleset: str, raw: object) -> Any:
     unknown = sorted(set(raw) - set(known))
     if unknown:
         raise FormatError(
-            f"unknown house rule {unknown[0]!r} for {ruleset} (known: {', '.join(known)})"
+            f"unknown house rule {shown(unknown[0])} for {ruleset} (known: {', '.join(known)})"
         )
     for name, value in raw.items():
         default = known[name].default
         if type(value) is not type(default):
             expected = {int: "an integer", str: "a string", bool: "true or false"}[type(default)]
-            raise FormatError(f"house rule {name!r} must be {expected}, not {json.dumps(value)}")
+            raise FormatError(f"house rule {name!r} must be {expected}, not {shown(value)}")
     return cls(**raw)
 
 

@@ -26,7 +26,7 @@ import attrs
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, Mapper, PersistenceError
 
-from mjledger.errors import ConcurrencyError, MjledgerError, RuleError, StoreError
+from mjledger.errors import ConcurrencyError, FormatError, LogError, RuleError, StoreError
 from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
 from mjledger.fold.match import open_hand, rotate
 from mjledger.fold.replay import Replay, replay_events
@@ -263,15 +263,13 @@ class Ledger(Application[uuid.UUID]):
             saved.append(seal(table_stream(table), t.version + 1, MatchOpened(match_id), t.digest))
         if ruleset is None or players is None:
             raise StoreError("a match needs a ruleset and four players (or a table)")
-        try:
-            event = MatchStarted(
-                ruleset=ruleset,  # type: ignore[arg-type]
-                players=tuple(players),
-                match=match_id,
-                rules=_rules(ruleset, rules),
-            )
-        except MjledgerError as exc:
-            raise StoreError(f"cannot start match {match_id!r}: {exc}") from None
+        # A bad rule set, table or house rule is a FormatError, as in a log's match_started.
+        event = MatchStarted(
+            ruleset=ruleset,  # type: ignore[arg-type]
+            players=tuple(players),
+            match=match_id,
+            rules=_rules(ruleset, rules),
+        )
         saved.insert(0, seal(match_stream(match_id), 1, event, GENESIS))
         self._save(saved, f"match {match_id!r}")
         return match_id
@@ -316,9 +314,16 @@ class Ledger(Application[uuid.UUID]):
             )
         version = hand.version + 1
         match = self.match(match_id)
-        # Validated at the line it will have in the match's export, so an error names that line.
+        # Outside a log an event has no line (``line`` is None, as docs/library.md says); the
+        # problem names where the event would stand in the match's export instead.
         line = match.first_line(number) - 1 + version
-        state = evolve_hand(shift_lines(hand.state, match.first_line(number) - 1), event, line)
+        try:
+            state = evolve_hand(shift_lines(hand.state, match.first_line(number) - 1), event, line)
+        except LogError as exc:
+            raise type(exc)(
+                f"{exc.problem} (hand {number}, line {line} of the match's export)",
+                event_type=exc.event_type,
+            ) from None
         saved = [seal(hand_stream(match_id, number), version, event, hand.digest)]
         if state.ended:
             rotated = rotate(match.state, state)
@@ -590,7 +595,7 @@ def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRule
         return rules_from_json(ruleset, rules)
     expected = type(default_rules(ruleset))
     if not isinstance(rules, expected):
-        raise StoreError(f"{ruleset} needs {expected.__name__}, not {type(rules).__name__}")
+        raise FormatError(f"{ruleset} needs {expected.__name__}, not {type(rules).__name__}")
     return rules
 
 

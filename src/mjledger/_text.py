@@ -1,0 +1,51 @@
+"""Bounded, single-line text for error messages.
+
+A log is untrusted input: a field name may hold a newline or a terminal escape, a value may be
+a megabyte long. An error message echoes such things to a terminal and to a support ticket, so
+every message is one line of bounded length, with control characters written as escapes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+MAX_PROBLEM: Final = 240  # a LogError's problem; with "line N: type: " it stays under 300
+MAX_MESSAGE: Final = 290  # any error's whole text
+MAX_VALUE: Final = 40  # one value echoed inside a message
+
+# C0 and C1 controls, DEL, and the line/paragraph separators: never printed raw.
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char) or f"\\x{ord(char):02x}"
+
+
+def escaped(text: str) -> str:
+    """``text`` with every control character written as an escape (one line, no raw ESC)."""
+    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def shortened(text: str, limit: int = MAX_VALUE) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut shown by "..."."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(value: object, limit: int = MAX_VALUE) -> str:
+    """A value as a message quotes it: its repr, escaped and shortened."""
+    if isinstance(value, str) and len(value) > 4 * limit:
+        value = value[: 4 * limit]  # repr of a huge string is never built
+    return shortened(escaped(repr(value)), limit)
+
+
+def one_line(text: str, limit: int = MAX_PROBLEM) -> str:
+    """A whole message made safe: escaped, and shortened in the middle (its start says what
+    went wrong, its end often names the fix)."""
+    text = escaped(text)
+    if len(text) <= limit:
+        return text
+    head = (limit * 2) // 3
+    tail = limit - head - 3
+    return text[:head] + "..." + text[-tail:]

@@ -1,0 +1,183 @@
+"""Fuzzing: mutated logs (byte flips, deep nesting, huge numbers and strings, dropped,
+duplicated and swapped lines) through every decoding path.
+
+Whatever the damage, only an ``MjledgerError`` escapes — a ``LogError`` naming a line — and its
+message is one line under 300 characters (a log is untrusted input, and an error message is
+printed on a terminal and pasted into support tickets).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mjledger import FormatError, LogError, MjledgerError, parse_log, replay, replay_bytes
+from mjledger.log.codec import MAX_DEPTH, decode_line
+from tests.conftest import CONTRACT, EXAMPLES
+
+SEEDS = [
+    (EXAMPLES / "disputed-hand.jsonl").read_bytes(),
+    (CONTRACT / "hongkong-three-hands.jsonl").read_bytes(),
+    (CONTRACT / "sichuan-wall-checks.jsonl").read_bytes(),
+    (CONTRACT / "sichuan-kong-money-split.jsonl").read_bytes(),
+]
+
+
+def check_error(exc: MjledgerError, line: int | None = None) -> None:
+    assert isinstance(exc, LogError), repr(exc)
+    assert exc.line is not None, str(exc)
+    assert exc.line >= 1
+    assert line in (None, exc.line)
+    text = str(exc)
+    assert len(text) < 300, text[:400]
+    for raw in ("\n", "\r", "\x1b"):
+        assert raw not in text, text[:400]
+
+
+def outcome(data: bytes) -> None:
+    """Every path a log can take: bytes (the CLI's), text (the library's), one line at a time."""
+    for attempt in (lambda: replay_bytes(data), lambda: replay(data.decode("utf-8"))):
+        try:
+            attempt()
+        except UnicodeDecodeError:
+            continue  # replay(text) needs text; replay_bytes names the line
+        except MjledgerError as exc:
+            check_error(exc)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                decode_line(line, number)
+            except MjledgerError as exc:
+                check_error(exc, number)
+
+
+def _nested(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+def _mutate(data: bytes, op: str, a: int, b: int, size: int) -> bytes:
+    lines = data.split(b"\n")
+    i, j = a % len(lines), b % len(lines)
+    if op == "flip":
+        k = a % len(data)
+        return data[:k] + bytes([data[k] ^ (1 << (b % 8))]) + data[k + 1 :]
+    if op == "drop":
+        del lines[i]
+    elif op == "duplicate":
+        lines.insert(i, lines[i])
+    elif op == "swap":
+        lines[i], lines[j] = lines[j], lines[i]
+    elif op == "deep":
+        value = _nested(min(size, 3000)).encode()
+        lines[i] = lines[i].replace(b":", b": " + value + b', "x":', 1)
+    elif op == "deep_field":
+        lines[i] = lines[i].replace(b'"player": ', b'"player": ' + _nested(size % 40).encode(), 1)
+    elif op == "huge_number":
+        digits = b"9" * (size * 10 + 1)
+        lines[i] = lines[i].replace(b'"fan": ', b'"fan": ' + digits + b', "y": ', 1)
+    elif op == "huge_string":
+        blob = json.dumps("\x1bz\n" * (size * 100)).encode()
+        lines[i] = lines[i].replace(b'"player": ', b'"player": ' + blob + b', "z": ', 1)
+    elif op == "odd_key":
+        key = json.dumps("bad\nkey\x1b[31m" + "k" * size).encode()
+        lines[i] = lines[i].replace(b"{", b"{" + key + b": 1, ", 1)
+    elif op == "bom":
+        return b"\xef\xbb\xbf" + data
+    return b"\n".join(lines)
+
+
+OPS = st.sampled_from(
+    [
+        "flip",
+        "drop",
+        "duplicate",
+        "swap",
+        "deep",
+        "deep_field",
+        "huge_number",
+        "huge_string",
+        "odd_key",
+        "bom",
+    ]
+)
+MUTATION = st.tuples(
+    OPS,
+    st.integers(0, 10_000),
+    st.integers(0, 10_000),
+    st.integers(0, 5_000),
+)
+
+
+@given(
+    seed=st.sampled_from(SEEDS),
+    mutations=st.lists(MUTATION, min_size=1, max_size=4),
+)
+def test_mutated_logs_raise_only_short_errors_naming_a_line(
+    seed: bytes, mutations: list[tuple[str, int, int, int]]
+) -> None:
+    data = seed
+    for op, a, b, size in mutations:
+        data = _mutate(data, op, a, b, size)
+    outcome(data)
+
+
+@pytest.mark.parametrize("depth", [9, 50, 980, 5000, 200_000])
+@pytest.mark.parametrize("stack", [0, 400])
+def test_deep_nesting_is_one_error_whatever_the_stack(depth: int, stack: int) -> None:
+    """The cap is checked on the text, so the answer does not move with the caller's stack
+    (which decided, before, between a RecursionError and a clean refusal)."""
+    line = '{"type": "discarded", "player": ' + _nested(depth) + "}"
+
+    def at_depth(n: int) -> MjledgerError:
+        if n:
+            return at_depth(n - 1)
+        with pytest.raises(FormatError) as caught:
+            replay(line)
+        return caught.value
+
+    limit = sys.getrecursionlimit()
+    exc = at_depth(stack)
+    assert str(exc) == f"line 1: JSON nested more than {MAX_DEPTH} levels deep"
+    assert sys.getrecursionlimit() == limit
+
+
+def test_nesting_of_eight_levels_is_read_and_nine_is_refused() -> None:
+    eight = '{"type": "discarded", "player": ' + _nested(7, '"ana"') + "}"
+    with pytest.raises(FormatError, match="player: expected a string"):
+        decode_line(eight, 4)
+    nine = '{"type": "discarded", "player": ' + _nested(8, '"ana"') + "}"
+    with pytest.raises(FormatError, match="nested more than 8 levels"):
+        decode_line(nine, 4)
+    # Brackets inside strings are not nesting.
+    assert decode_line('{"type": "discarded", "player": "' + "[" * 50 + '"}').player == "[" * 50
+
+
+def test_unknown_field_names_are_printed_escaped() -> None:
+    line = '{"type": "discarded", "player": "ana", "a\\nb\\u001b[31m": 1}'
+    with pytest.raises(FormatError) as caught:
+        decode_line(line, 2)
+    assert str(caught.value) == "line 2: discarded: unknown field: a\\nb\\x1b[31m"
+
+
+def test_huge_values_are_shortened_in_messages() -> None:
+    line = '{"type": "discarded", "player": ' + json.dumps(["x" * 1_000_000]) + "}"
+    with pytest.raises(FormatError) as caught:
+        decode_line(line, 7)
+    assert len(str(caught.value)) < 100
+    assert str(caught.value).startswith("line 7: discarded: player: expected a string, not [")
+
+
+def test_a_leading_bom_is_ignored_by_text_and_bytes_alike() -> None:
+    log = (CONTRACT / "hongkong-three-hands.jsonl").read_text(encoding="utf-8")
+    plain = replay(log).to_json()
+    assert replay("\ufeff" + log).to_json() == plain
+    assert replay_bytes(b"\xef\xbb\xbf" + log.encode()).to_json() == plain
+    assert parse_log("\ufeff" + log) == parse_log(log)
