@@ -12,9 +12,9 @@ from typing import Any
 
 import attrs
 import click
-from rich.console import Console
 from rich.table import Table
 
+from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.errors import MjledgerError, TileError
 from mjledger.rules.protocol import Ruleset, WinContext
 from mjledger.rules.registry import DEFAULT_RULESET, find_ruleset, ruleset_names

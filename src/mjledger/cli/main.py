@@ -1,11 +1,6 @@
 """The ``mjledger`` command: a thin shell that reads input, calls the library and prints.
 
-Exit status (documented in docs/cli.md):
-
-* 0 — done;
-* 2 — the input was refused: a rejected log (one line on standard error naming the line, the
-  event type and the problem; nothing on standard output), an unreadable file, bad usage;
-* 1 — an unexpected internal error (a bug: please report it with the log).
+Exit statuses are decided in :mod:`mjledger.cli.exits` (documented in docs/cli.md).
 """
 
 from __future__ import annotations
@@ -25,13 +20,14 @@ from typing import Any, BinaryIO, TypeVar
 
 import click
 from eventsourcing.persistence import PersistenceError
-from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
 from mjledger import __version__
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
+from mjledger.cli.exits import MjledgerGroup, refuse
+from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.simulate import add_demo, simulate
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState
@@ -43,8 +39,6 @@ from mjledger.store.application import Ledger
 from mjledger.store.corrections import export_with_corrections
 from mjledger.store.corrections import notes as correction_notes
 from mjledger.store.location import SqliteStore, redact, store_location
-
-EXIT_REFUSED = 2
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,8 +63,7 @@ def refusals(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except MjledgerError as exc:
-            click.echo(f"mjledger: {redact(str(exc))}", err=True)
-            sys.exit(EXIT_REFUSED)
+            refuse(exc)
 
     return wrapper  # type: ignore[return-value]
 
@@ -84,9 +77,14 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=MjledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="mjledger")
-def main() -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="On an internal error, print the traceback ($MJLEDGER_DEBUG=1 too).",
+)
+def main(debug: bool) -> None:
     """mjledger: an event-sourced ledger for mahjong sessions (Hong Kong and Sichuan)."""
 
 

@@ -1,0 +1,123 @@
+"""Exit statuses of the ``mjledger`` command, and the one place that decides them.
+
+A script reads the status before it reads anything else, so each status has one meaning
+(docs/cli.md, "Exit status"):
+
+* 0 — done;
+* 1 — findings: reserved for commands that report what they found (``audit``), as ``diff``
+  reports differences; never a crash;
+* 2 — the input was refused (one line on standard error, nothing on standard output);
+* 70 — an internal error, a bug (``EX_SOFTWARE``): one line asking for a report, the
+  traceback with ``mjledger --debug``;
+* 130 — interrupted (Ctrl-C);
+* 141 — the reader of standard output went away (``mjledger replay … | head -1``): quietly,
+  as a program killed by ``SIGPIPE`` would.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any, Final
+
+import click
+from rich.console import Console
+
+from mjledger._text import one_line
+from mjledger.errors import MjledgerError
+from mjledger.store.location import redact
+
+EXIT_FINDINGS: Final = 1
+EXIT_REFUSED: Final = 2
+EXIT_SOFTWARE: Final = 70
+EXIT_INTERRUPTED: Final = 130
+EXIT_BROKEN_PIPE: Final = 141
+DEBUG_ENV: Final = "MJLEDGER_DEBUG"
+REPORT_URL: Final = "https://github.com/mjledger/mjledger/issues"
+
+
+def refuse(exc: MjledgerError) -> None:
+    """One line on standard error and status 2: what every refusal looks like (a store URL's
+    password never shown)."""
+    click.echo(f"mjledger: {one_line(redact(str(exc)), 290)}", err=True)
+    sys.exit(EXIT_REFUSED)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's last flush finds no broken
+    pipe to complain about."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test runner's capture)
+        pass
+
+
+class TerminalConsole(Console):
+    """rich's console as the command uses it: no automatic highlighting (digits inside a match
+    id are not numbers), and a broken pipe left to :class:`MjledgerGroup` (rich would exit 1)."""
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("highlight", False)
+        super().__init__(**options)
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def _debug(ctx: click.Context) -> bool:
+    return bool(ctx.params.get("debug")) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+class MjledgerGroup(click.Group):
+    """The command group, with exit statuses that mean one thing each."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a broken pipe shows here, not in the interpreter's last flush
+            return result
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("\nmjledger: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
+        except MjledgerError as exc:
+            refuse(exc)
+        except Exception as exc:
+            if _debug(ctx):
+                traceback.print_exc()
+            else:
+                problem = one_line(redact(f"{type(exc).__name__}: {exc}"), 120)
+                click.echo(
+                    f"mjledger: internal error ({problem}); this is a bug, please report it "
+                    f"at {REPORT_URL} (run with --debug for the traceback)",
+                    err=True,
+                )
+            sys.exit(EXIT_SOFTWARE)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (click.Abort, KeyboardInterrupt):  # Ctrl-C while click itself was reading
+            click.echo("\nmjledger: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(status if isinstance(status, int) else 0)
