@@ -49,3 +49,8 @@ def one_line(text: str, limit: int = MAX_PROBLEM) -> str:
     head = (limit * 2) // 3
     tail = limit - head - 3
     return text[:head] + "..." + text[-tail:]
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 hand``, ``2 hands``, ``0 melds``: a count with its noun agreeing."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"

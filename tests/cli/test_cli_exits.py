@@ -33,7 +33,7 @@ def test_an_internal_error_is_status_70_with_one_line(monkeypatch: pytest.Monkey
     def broken(_data: bytes) -> None:
         raise ValueError("something inside went wrong\nsecond line")
 
-    monkeypatch.setattr(CLI_MODULE, "replay_bytes", broken)
+    monkeypatch.setattr(CLI_MODULE, "read_log_bytes", broken)
     monkeypatch.delenv("MJLEDGER_DEBUG", raising=False)
     result = CliRunner().invoke(main, ["replay", str(SEED)])
     assert result.exit_code == 70

@@ -111,15 +111,41 @@ def test_record_prints_the_match_and_re_recording_is_a_no_op(tmp_path: Path) -> 
     assert replay(exported).to_json() == replay(text).to_json()
 
 
-def test_record_prints_the_assigned_id_when_the_log_has_none(tmp_path: Path) -> None:
+def test_a_log_without_an_id_gets_one_from_its_content_and_records_once(tmp_path: Path) -> None:
     text = sichuan_match(3, seed=7, match_id=None)
+    prefix = "match id derived from the log's content: "
     out = ok("record", "-", "--store", "s.sqlite", cwd=tmp_path, stdin=text).splitlines()
-    assert out[0].startswith("match id assigned: ")
-    match = out[0].removeprefix("match id assigned: ")
-    assert match
+    assert out[0].startswith(prefix)
+    match = out[0].removeprefix(prefix).split(" ")[0]
+    assert match.startswith("m-")
     assert out[1].startswith(f"recorded: match {match} (3 hands")
+    # the same log again is the same match: nothing is stored twice, scores are not doubled
+    again = ok("record", "-", "--store", "s.sqlite", cwd=tmp_path, stdin=text).splitlines()
+    assert again[0] == out[0]
+    assert again[1].startswith(f"already recorded: match {match} (0 hands, 0 events")
+    scores = json.loads(ok("scores", "--json", "--store", "s.sqlite", cwd=tmp_path))
+    assert scores["matches"] == {match: replay(text).totals()}
+    # blank lines and key order are not content; another log is another match
+    reordered = "\n\n".join(
+        json.dumps(dict(reversed(json.loads(line).items()))) for line in text.splitlines()
+    )
+    same = ok("record", "-", "--store", "s.sqlite", cwd=tmp_path, stdin=reordered)
+    assert f"already recorded: match {match} " in same
+    other = ok(
+        "record",
+        "-",
+        "--store",
+        "s.sqlite",
+        cwd=tmp_path,
+        stdin=sichuan_match(3, seed=8, match_id=None),
+    )
+    assert match not in other
+    # export writes the id into match_started; recording the export changes nothing
     exported = ok("export", match, "--store", "s.sqlite", cwd=tmp_path)
     assert json.loads(exported.splitlines()[0])["match"] == match
+    assert ok("record", "-", "--store", "s.sqlite", cwd=tmp_path, stdin=exported).startswith(
+        f"already recorded: match {match} "
+    )
     got = replay(exported).to_json()
     want = replay(text).to_json()
     assert got["match"] == match

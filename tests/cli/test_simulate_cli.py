@@ -114,4 +114,6 @@ def test_demo_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
     code, out, err = invoke("demo", "--store", str(tmp_path / "no" / "such" / "dir.sqlite"))
     assert code == 2
     assert out == ""
-    assert err.startswith("mjledger: cannot open the store")
+    # the real cause, not SQLite's "unable to open database file"
+    assert err.startswith("mjledger: no directory ")
+    assert err.strip().endswith("no/such/dir.sqlite")

@@ -242,11 +242,14 @@ def test_a_match_without_an_id_gets_one(ledger: Ledger) -> None:
         replay(text).to_json()
     )
     assert replay(ledger.export(first.match)).to_json()["match"] == first.match
-    # each recording of an id-less log is a new match
+    # the id comes from the log's content: recording it again changes nothing
     second = ledger.record_log(text)
     assert second.id_assigned
-    assert second.match != first.match
-    assert ledger.matches() == [first.match, second.match]
+    assert second.match == first.match
+    assert second.status == "unchanged"
+    assert ledger.matches() == [first.match]
+    other = ledger.record_log(hongkong_match(4, seed=4, match_id=None))
+    assert other.match != first.match
 
 
 def test_an_empty_match_and_a_match_with_an_unfinished_hand(ledger: Ledger) -> None:

@@ -9,50 +9,58 @@ import gc
 import json
 import shutil
 import signal
-import sqlite3
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
-from typing import Any, BinaryIO, TypeVar
+from typing import IO, Any, BinaryIO, TypeVar
 
 import click
-from eventsourcing.persistence import PersistenceError
+from rich import box
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from mjledger import __version__
+from mjledger._text import plural
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, refuse
 from mjledger.cli.exits import TerminalConsole as Console
+from mjledger.cli.render import (
+    history_table,
+    in_a_row,
+    money,
+    render_hand,
+    render_replay,
+    scores_tables,
+)
 from mjledger.cli.simulate import add_demo, simulate
+from mjledger.cli.store import (
+    MatchSummary,
+    match_summaries,
+    note,
+    open_existing_for_writing,
+    open_ledger,
+    read_views,
+    resolve_match,
+)
 from mjledger.errors import MjledgerError, StoreError
-from mjledger.fold.hand import HandState
-from mjledger.fold.replay import Replay, hand_to_json, replay_events
+from mjledger.fold.replay import hand_to_json, replay_events
 from mjledger.fold.stream import replay_json_parts
 from mjledger.log.codec import read_log_bytes
+from mjledger.log.events import Event
 from mjledger.log.reader import iter_log_file
 from mjledger.store.application import Ledger
 from mjledger.store.corrections import export_with_corrections
 from mjledger.store.corrections import notes as correction_notes
-from mjledger.store.location import SqliteStore, redact, store_location
+from mjledger.store.files import DB_ERRORS
+from mjledger.store.importer import check_log
+from mjledger.store.location import store_location
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-REASON_TEXT = {
-    "won_on_discard": "win on discard",
-    "self_drawn": "self-drawn win",
-    "kong_exposed": "exposed kong",
-    "kong_added": "added kong (wind)",
-    "kong_concealed": "concealed kong (rain)",
-    "kong_money_passed": "kong money passed",
-    "flower_pig": "flower pig",
-    "not_ready": "not ready",
-    "kong_refund": "kong refund",
-}
 
 
 def refusals(func: F) -> F:
@@ -95,10 +103,27 @@ def main(debug: bool) -> None:
 def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
     with log, gc_paused():
+        with phases() as step:
+            events = counted(iter_log_file(log), lambda line: step("replaying", line, None))
+            if as_json:
+                spool = spooled(replay_json_parts(events))
+            else:
+                result = replay_events(events)
         if as_json:
-            print_spooled(replay_json_parts(iter_log_file(log)))
+            with spool:
+                copy_out(spool)
         else:
-            render_replay(replay_events(iter_log_file(log)), Console())
+            render_replay(result, Console())
+
+
+def counted(
+    events: Iterator[tuple[int, Event]], step: Callable[[int], None], every: int = 2000
+) -> Iterator[tuple[int, Event]]:
+    """``events`` as they are, reporting the line reached every ``every`` events."""
+    for n, (line, event) in enumerate(events, 1):
+        if n % every == 0:
+            step(line)
+        yield line, event
 
 
 @contextmanager
@@ -114,69 +139,27 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def print_spooled(parts: Iterable[bytes]) -> None:
-    """Write ``parts`` to a temporary file and copy it to standard output only once all of
-    them were made: a refused log (an error raised part way) prints nothing, yet the output is
-    never held in memory whole."""
-    with tempfile.TemporaryFile() as spool:
+def spooled(parts: Iterable[bytes]) -> IO[bytes]:
+    """``parts`` written to a temporary file, to be copied to standard output only once all
+    of them were made: a refused log (an error raised part way) prints nothing, yet the
+    output is never held in memory whole."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+    try:
         for part in parts:
             spool.write(part)
         spool.write(b"\n")
-        spool.seek(0)
-        sys.stdout.flush()
-        out = sys.stdout.buffer
-        shutil.copyfileobj(spool, out)
-        out.flush()
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return spool
 
 
-def render_replay(result: Replay, console: Console) -> None:
-    title = f"{result.ruleset} match {result.match}" if result.match else f"{result.ruleset} log"
-    console.print(f"[bold]{title}[/bold] — players {', '.join(result.players)}")
-    rules = ", ".join(f"{k}={v}" for k, v in result.to_json()["rules"].items())
-    console.print(f"house rules: {rules}")
-    for hand in result.hands:
-        render_hand(hand, result.players, console)
-    totals = Table(title="Totals", show_header=True)
-    for player in result.players:
-        totals.add_column(player, justify="right")
-    t = result.totals()
-    totals.add_row(*(_signed(t[p]) for p in result.players))
-    console.print(totals)
-
-
-def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> None:
-    streak = f", streak {hand.dealer_streak}" if hand.dealer_streak else ""
-    if hand.outcome == "won":
-        outcome = "won by " + ", ".join(hand.winners)
-    elif hand.outcome == "void":
-        outcome = "void (wall exhausted, no winner)"
-    else:
-        outcome = "unfinished" + (
-            " — won so far by " + ", ".join(hand.winners) if hand.winners else ""
-        )
-    nxt = f"; next dealer {hand.next_dealer}" if hand.next_dealer else ""
-    table = Table(
-        title=(
-            f"Hand {hand.number} — dealer {hand.dealer}{streak}, {hand.round_wind} round — "
-            f"{outcome}{nxt}"
-        ),
-        title_justify="left",
-    )
-    table.add_column("line", justify="right")
-    table.add_column("from")
-    table.add_column("to")
-    table.add_column("amount", justify="right")
-    table.add_column("reason")
-    for t in hand.transfers:
-        table.add_row(str(t.line), t.payer, t.payee, str(t.amount), REASON_TEXT[t.reason])
-    net = hand.net()
-    table.caption = "net: " + "  ".join(f"{p} {_signed(net[p])}" for p in players)
-    table.caption_justify = "left"
-    console.print(table)
-
-
-def _signed(amount: int) -> str:
-    return f"{amount:+d}" if amount else "0"
+def copy_out(spool: IO[bytes]) -> None:
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    shutil.copyfileobj(spool, out)
+    out.flush()
 
 
 @main.command("schema")
@@ -201,61 +184,113 @@ store_option = click.option(
 
 
 @contextmanager
-def open_ledger(store: str | None, *, must_exist: bool = True) -> Iterator[Ledger]:
-    location = store_location(store)
-    if must_exist and isinstance(location, SqliteStore) and not location.path.exists():
-        raise StoreError(f"no store at {location} (record a log first, or pass --store)")
-    try:
-        ledger = Ledger(location)
-    except (PersistenceError, sqlite3.Error) as exc:  # no such directory, not a database, ...
-        raise StoreError(f"cannot open the store {location}: {redact(str(exc))}") from None
-    try:
-        yield ledger
-    finally:
-        ledger.close()
-
-
-@contextmanager
-def record_progress() -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on standard error while a long log is written (only on a terminal)."""
+def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
+    """A labelled progress bar on standard error (on a terminal only): ``step(label, done,
+    total)`` names the phase under way and how far it is."""
     if not sys.stderr.isatty():
-        yield None
+        yield lambda _label, _done, _total: None
         return
     with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("recording hands", total=None)
+        task = bar.add_task("", total=None)
 
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def step(label: str, done: int | None, total: int | None) -> None:
+            bar.update(task, description=label, completed=done or 0, total=total)
 
-        yield advance
+        yield step
 
 
 @main.command("record")
 @click.argument("log", type=click.File("rb"))
 @store_option
+@click.option("--json", "as_json", is_flag=True, help="Print what was recorded as JSON.")
 @refusals
-def record_command(log: BinaryIO, store: str | None) -> None:
+def record_command(log: BinaryIO, store: str | None, as_json: bool) -> None:
     """Validate LOG whole, then record it into the store, one transaction per hand."""
     data = read_input(log)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        read_log_bytes(data)  # raises the error naming the line
-        raise
-    with (
-        open_ledger(store, must_exist=False) as ledger,
-        record_progress() as progress,
-        gc_paused(),
-    ):
-        result = ledger.record_log(text, progress=progress)
-        ledger.views.catch_up()
-    if result.id_assigned:
-        click.echo(f"match id assigned: {result.match}")
+    with phases() as step, gc_paused():
+        step("validating", None, None)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            read_log_bytes(data)  # raises the error naming the line
+            raise
+        checked = check_log(text.removeprefix("\ufeff"))  # nothing opened before this
+        step("recording", 0, checked.hands + 1)
+        with open_ledger(store, writing=True) as ledger:
+            result = ledger.record_checked(
+                checked, progress=lambda done, total: step("recording", done, total)
+            )
+            updated = True
+            try:
+                step("updating read models", 0, None)
+                read_views(
+                    ledger,
+                    lambda views: views.catch_up(
+                        lambda done, total: step("updating read models", done, total)
+                    ),
+                )
+            except (*DB_ERRORS, MjledgerError) as exc:
+                # The match is stored: say so truthfully (status 0) and what is left to do.
+                updated = False
+                note(f"recorded, but the read models were not updated ({exc}); run 'project'")
+            path = ledger.location
     verb = {"recorded": "recorded", "resumed": "continued", "unchanged": "already recorded"}
+    if as_json:
+        print_json(
+            {
+                "status": result.status,
+                "match": result.match,
+                "id_assigned": result.id_assigned,
+                "hands": result.hands,
+                "events": result.events,
+                "store": str(path),
+                "views_updated": updated,
+            }
+        )
+        return
+    if result.id_assigned:
+        click.echo(
+            f"match id derived from the log's content: {result.match} "
+            "(the log names none; recording it again finds it)"
+        )
     click.echo(
-        f"{verb[result.status]}: match {result.match} ({result.hands} hands, "
-        f"{result.events} events written) in {ledger.location}"
+        f"{verb[result.status]}: match {result.match} ({plural(result.hands, 'hand')}, "
+        f"{plural(result.events, 'event')} written) in {path}"
     )
+
+
+@main.command("matches")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@refusals
+def matches_command(store: str | None, as_json: bool) -> None:
+    """The matches in the store: id, rule set, players, hands, state and last recorded."""
+    with open_ledger(store) as ledger:
+        listed = list(match_summaries(ledger))
+    found = [m for m in listed if isinstance(m, MatchSummary)]
+    for problem in listed:
+        if isinstance(problem, StoreError):
+            note(f"left out: {problem}")
+    if as_json:
+        print_json([m.to_json() for m in found])
+        return
+    table = Table(
+        title=f"Matches in {store_location(store)}", title_justify="left", box=box.SIMPLE_HEAD
+    )
+    for column in ("match", "rule set", "players", "hands", "state", "last recorded"):
+        # ids are never cut short: a long one folds onto the next line
+        table.add_column(column, justify="right" if column == "hands" else "left", overflow="fold")
+    state_text = {"over": "over", "in_play": "playing", "between_hands": "open"}
+    for m in found:
+        table.add_row(
+            Text(m.match),
+            m.ruleset,
+            Text(", ".join(m.players)),
+            str(m.hands),
+            state_text[m.state],
+            (m.last_recorded or "")[:16].replace("T", " "),
+        )
+    Console().print(table)
 
 
 @main.command("scores")
@@ -265,8 +300,10 @@ def record_command(log: BinaryIO, store: str | None) -> None:
 def scores_command(store: str | None, as_json: bool) -> None:
     """Running scores: per match, and per player across matches (one rule set at a time)."""
     with open_ledger(store) as ledger:
-        by_match = ledger.views.scores_by_match()
-        by_player = ledger.views.scores_by_player()
+        by_match, by_player, players = read_views(
+            ledger, lambda v: (v.scores_by_match(), v.scores_by_player(), v.players())
+        )
+    by_match = {m: {p: s[p] for p in players.get(m, s) if p in s} for m, s in by_match.items()}
     if as_json:
         print_json(
             {
@@ -285,14 +322,10 @@ def scores_command(store: str | None, as_json: bool) -> None:
         table.add_column("total", justify="right")
         table.add_column("matches", justify="right")
         for player, (total, matches) in rows.items():
-            table.add_row(player, _signed(total), str(matches))
+            table.add_row(Text(player), money(total), str(matches))
         console.print(table)
-    table = Table(title="By match", title_justify="left")
-    table.add_column("match")
-    table.add_column("scores")
-    for match, scores in by_match.items():
-        table.add_row(match, "  ".join(f"{p} {_signed(a)}" for p, a in scores.items()))
-    console.print(table)
+    for table in scores_tables(by_match, players):
+        console.print(table)
 
 
 @main.command("streaks")
@@ -302,8 +335,7 @@ def scores_command(store: str | None, as_json: bool) -> None:
 def streaks_command(store: str | None, as_json: bool) -> None:
     """Dealer streaks: each match's current dealer and streak, and each player's longest."""
     with open_ledger(store) as ledger:
-        current = ledger.views.current_dealers()
-        longest = ledger.views.longest_streaks()
+        current, longest = read_views(ledger, lambda v: (v.current_dealers(), v.longest_streaks()))
     if as_json:
         print_json(
             {
@@ -324,16 +356,24 @@ def streaks_command(store: str | None, as_json: bool) -> None:
         return
     console = Console()
     table = Table(title="Current dealers", title_justify="left")
-    for column in ("match", "hand", "dealer", "streak", "next dealer"):
-        table.add_column(column)
+    id_width = min(max((len(c.match) for c in current), default=5), 24)
+    for column in ("match", "hand", "dealer", "dealing", "next dealer"):
+        table.add_column(
+            column,
+            justify="right" if column == "hand" else "left",
+            overflow="fold",
+            min_width=id_width if column == "match" else None,
+        )
     for c in current:
-        table.add_row(c.match, str(c.hand), c.dealer, str(c.streak), c.next_dealer or "—")
+        table.add_row(
+            Text(c.match), str(c.hand), Text(c.dealer), in_a_row(c.streak), c.next_dealer or "—"
+        )
     console.print(table)
-    table = Table(title="Longest streak per player (hands dealt in a row)", title_justify="left")
+    table = Table(title="Longest run of hands dealt, per player", title_justify="left")
     table.add_column("player")
-    table.add_column("longest", justify="right")
+    table.add_column("longest")
     for player, length in longest.items():
-        table.add_row(player, str(length))
+        table.add_row(Text(player), in_a_row(length))
     console.print(table)
 
 
@@ -343,10 +383,11 @@ def streaks_command(store: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @refusals
 def history_command(match: str, store: str | None, as_json: bool) -> None:
-    """Match history: each hand's number, dealer, outcome and net."""
+    """Match history: each hand's number, dealer, outcome and net (MATCH: an id or its start)."""
     with open_ledger(store) as ledger:
-        ledger.match(match)  # a clear error for an unknown match
-        entries = ledger.views.history(match)
+        match = resolve_match(ledger, match)
+        players = ledger.match(match).started.players
+        entries = read_views(ledger, lambda v: v.history(match))
         corrected = correction_notes(ledger, match)
     if as_json:
         # A corrected or voided hand also lists its corrections (the key is absent otherwise).
@@ -359,16 +400,7 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
             ]
         )
         return
-    table = Table(title=f"History of {match}", title_justify="left")
-    for column in ("hand", "dealer", "wind", "outcome", "net"):
-        table.add_column(column)
-    for e in entries:
-        outcome = e.outcome + (" (" + ", ".join(e.winners) + ")" if e.winners else "")
-        for c in corrected.get(e.number, []):
-            outcome += f"; {c['kind']} {c['when'][:10]} by {c['by']}: {c['reason']}"
-        net = "  ".join(f"{p} {_signed(a)}" for p, a in e.net.items())
-        table.add_row(str(e.number), e.dealer, e.round_wind, outcome, net)
-    Console().print(table)
+    Console().print(history_table(match, players, entries, corrected))
 
 
 @main.command("hand")
@@ -380,6 +412,7 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
 def hand_command(match: str, number: int, store: str | None, as_json: bool) -> None:
     """One stored hand, exactly as replaying the match's export reports it."""
     with open_ledger(store) as ledger:
+        match = resolve_match(ledger, match)
         state = ledger.settlement(match, number)
         players = ledger.match(match).started.players
     if as_json:
@@ -400,6 +433,7 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
 def export_command(match: str, store: str | None, with_corrections: bool) -> None:
     """Print the match as a canonical log (one event per line) that replays to the same result."""
     with open_ledger(store) as ledger:
+        match = resolve_match(ledger, match)
         text = export_with_corrections(ledger, match) if with_corrections else ledger.export(match)
     click.echo(text, nl=False)
 
@@ -409,6 +443,7 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
 @click.option(
     "--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events."
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option(
     "--follow",
     is_flag=True,
@@ -424,14 +459,36 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
     "notification).",
 )
 @refusals
-def project_command(store: str | None, rebuild: bool, follow: bool, interval: float) -> None:
+def project_command(
+    store: str | None, rebuild: bool, as_json: bool, follow: bool, interval: float
+) -> None:
     """Bring the read models up to date with the store (or rebuild them from scratch)."""
     with open_ledger(store) as ledger:
-        applied = ledger.views.rebuild() if rebuild else ledger.views.catch_up()
-        position = ledger.views.position
-        click.echo(
-            f"{'rebuilt' if rebuild else 'caught up'}: {applied} events applied, at {position}"
-        )
+        with phases() as step:
+            label = "rebuilding read models" if rebuild else "updating read models"
+
+            def advance(done: int, total: int) -> None:
+                step(label, done, total)
+
+            # A views file that cannot be read is deleted and built again (read_views).
+            applied, position = read_views(
+                ledger,
+                lambda v: (v.rebuild(advance) if rebuild else v.catch_up(advance), v.position),
+            )
+        if as_json:
+            print_json(
+                {
+                    "rebuilt": rebuild,
+                    "applied": applied,
+                    "position": position,
+                    "store": str(ledger.location),
+                }
+            )
+        else:
+            click.echo(
+                f"{'rebuilt' if rebuild else 'caught up'}: {plural(applied, 'event')} applied, "
+                f"at {position}"
+            )
         if follow:
             follow_store(ledger, interval)
 
@@ -445,12 +502,24 @@ def follow_store(ledger: Ledger, interval: float) -> None:
     click.echo(f"following {ledger.location}", nl=True)
     sys.stdout.flush()
     for applied in ledger.views.follow(stop, interval=interval):
-        click.echo(f"applied {applied} events, at {ledger.views.position}")
+        click.echo(f"applied {plural(applied, 'event')}, at {ledger.views.position}")
         sys.stdout.flush()
     click.echo("stopped")
 
 
 main.add_command(evaluate)
-add_commands(main, refusals=refusals, store_option=store_option, open_ledger=open_ledger)
+# explain and report only read, but correct and void write: one opener that may write an
+# existing store serves the four.
+add_commands(
+    main, refusals=refusals, store_option=store_option, open_ledger=open_existing_for_writing
+)
 main.add_command(simulate)
-add_demo(main, refusals=refusals, store_option=store_option, open_ledger=open_ledger)
+# demo records its matches, creating the store if need be.
+add_demo(
+    main,
+    refusals=refusals,
+    store_option=store_option,
+    open_ledger=lambda store, must_exist=True: open_ledger(
+        store, writing=True, create=not must_exist
+    ),
+)

@@ -24,24 +24,30 @@ from typing import Any, Final, cast
 
 import attrs
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, Mapper, PersistenceError
+from eventsourcing.persistence import (
+    InfrastructureFactory,
+    IntegrityError,
+    Mapper,
+    PersistenceError,
+)
+from eventsourcing.utils import Environment
 
 from mjledger.errors import ConcurrencyError, FormatError, LogError, RuleError, StoreError
 from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
 from mjledger.fold.match import open_hand, rotate
 from mjledger.fold.replay import Replay, replay_events
-from mjledger.fold.stream import HandFolder
 from mjledger.log.codec import dumps_event
 from mjledger.log.events import Event, HandStarted, MatchStarted
-from mjledger.log.reader import iter_text
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
 from mjledger.store.corrections import correction_log, settle_corrected
 from mjledger.store.corrections import export_events as corrected_export
 from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
+from mjledger.store.files import read_only_uri
 from mjledger.store.importer import (
+    CheckedLog,
     RecordResult,
-    batches_of_log,
+    check_log,
     closing_of,
     comparable,
     in_match_form,
@@ -110,10 +116,16 @@ class Ledger(Application[uuid.UUID]):
         *,
         persistence: str = "sqlite",
         env: dict[str, str] | None = None,
+        read_only: bool = False,
+        views: str | None = None,
     ) -> None:
         """Open the store named by ``path`` — a file (SQLite) or a ``postgresql://`` URL
         (PostgreSQL; docs/deployment.md) — else by ``$MJLEDGER_STORE``; ``persistence="memory"``
-        runs on eventsourcing's in-memory recorders, nothing written anywhere."""
+        runs on eventsourcing's in-memory recorders, nothing written anywhere.
+
+        ``read_only`` opens an existing SQLite store for reading only (it may sit in a directory
+        that cannot be written); ``views`` names the read models' database instead of the file
+        beside the store (``":memory:"`` when that file cannot be written)."""
         if persistence not in PERSISTENCE:
             raise StoreError(
                 f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})"
@@ -127,6 +139,8 @@ class Ledger(Application[uuid.UUID]):
         elif persistence == "postgres":
             raise StoreError(f"PostgreSQL needs a postgresql:// URL, not {self.location}")
         self.persistence = persistence
+        self.read_only = read_only and persistence == "sqlite"
+        self.views_db = views
         settings = {
             "PERSISTENCE_MODULE": PERSISTENCE[persistence],
             "AGGREGATE_CACHE_MAXSIZE": "4096",
@@ -136,7 +150,11 @@ class Ledger(Application[uuid.UUID]):
             settings.update(self.postgres.settings())
             settings["APPLICATION_RECORDER_TOPIC"] = "mjledger.store.postgres:LedgerRecorder"
         else:
-            settings.update({"SQLITE_DBNAME": str(self.path), "SQLITE_LOCK_TIMEOUT": "30"})
+            assert self.path is not None
+            dbname = read_only_uri(self.path) if self.read_only else str(self.path)
+            settings.update({"SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": "30"})
+            if self.read_only:
+                settings["CREATE_TABLE"] = "n"
         settings.update(env or {})
         # Explicit settings win over the process environment (Application's default order is
         # class env < os.environ < given env; we pass everything as the given env).
@@ -156,6 +174,13 @@ class Ledger(Application[uuid.UUID]):
 
     def construct_mapper(self) -> Mapper[uuid.UUID]:
         return RecordMapper()
+
+    def construct_factory(self, env: Environment) -> InfrastructureFactory[Any]:
+        factory = super().construct_factory(env)
+        if self.read_only:
+            # Reading never switches the journal mode (a read-only or immutable file cannot).
+            cast(Any, factory).datastore.pool.is_journal_mode_wal = True
+        return factory
 
     # --- reading streams ----------------------------------------------------------------------
 
@@ -447,9 +472,21 @@ class Ledger(Application[uuid.UUID]):
         return "".join(dumps_event(e) + "\n" for e in self.export_events(match_id))
 
     def matches(self) -> list[str]:
-        """Every match id in the store, in the order they were started."""
+        """Every match id in the store, in the order they were started (a ``match_started``
+        row that cannot be read is left out: the other matches stay listed)."""
         topic = topic_of(MatchStarted)
-        return [r.event.match for r in self._notifications([topic])]
+        found = []
+        start = 1
+        while True:
+            batch = self.recorder.select_notifications(start, 2000, topics=[topic])
+            for n in batch:
+                try:
+                    found.append(cast(Recorded, self.mapper.to_domain_event(n)).event.match)
+                except StoreError:
+                    continue
+            if len(batch) < 2000:
+                return found
+            start = batch[-1].id + 1
 
     # --- whole logs ---------------------------------------------------------------------------
 
@@ -461,50 +498,39 @@ class Ledger(Application[uuid.UUID]):
 
         A match id already in the store is left unchanged when the log holds exactly its
         stored events, continued when the stored events are a prefix of the log (an earlier
-        recording that stopped part way), and refused otherwise.
+        recording that stopped part way), and refused otherwise. A log without a match id gets
+        one derived from its content, so recording it again changes nothing.
         """
-        numbered = iter_text(text)
-        _, first = next(numbered)
-        if not isinstance(first, MatchStarted):
-            for _ in numbered:  # a line the codec refuses is the log's error first
-                pass
-            raise StoreError(
-                "record takes a match log (first line match_started); "
-                "a stand-alone hand can be replayed but not recorded"
-            )
-        assigned = first.match is None
-        match_id = first.match or new_match_id()
-        first = attrs.evolve(
-            first, match=match_id, rules=first.rules or default_rules(first.ruleset)
-        )
-        # Pass 1 validates every line through the folds, holding one hand; pass 2 (only for
-        # an accepted log) decodes the log again and writes it a hand at a time.
-        folder = HandFolder()
-        folder.feed(1, first)
-        hands, events = 0, 1
-        try:
-            for line, event in numbered:
-                folder.feed(line, event)
-                events += 1
-                hands += isinstance(event, HandStarted)
-        except MjledgerError:
-            for _ in numbered:  # as above: the codec's errors come before the folds'
-                pass
-            raise
-        stored = self._stored_records(match_id)
-        if stored is not None:
-            every = list(batches_of_log(first, _rest_of_log(text)))
-            return self._continue(match_id, every, stored, progress)
-        for done, batch in enumerate(batches_of_log(first, _rest_of_log(text)), 1):
-            self._save(batch, f"match {match_id!r}")
-            if progress is not None:
-                progress(done, hands + 1)
+        return self.record_checked(check_log(text), progress=progress)
+
+    def record_checked(
+        self, log: CheckedLog, *, progress: Callable[[int, int], None] | None = None
+    ) -> RecordResult:
+        """Record a log :func:`~mjledger.store.importer.check_log` has validated (see
+        :meth:`record_log`), decoding it again a hand at a time as it is written.
+
+        Another writer may be recording the same match at the same moment: each append that
+        loses a race re-reads what is stored and goes on from there, so both end with the
+        whole match stored once, and a writer that found everything there says so.
+        """
+        written = _Written()
+        for _ in range(log.hands + 3):
+            stored = self._stored_records(log.match)
+            try:
+                self._write_missing(log, stored, written, progress)
+            except ConcurrencyError:
+                continue  # another writer appended first: compare with what it stored
+            break
+        else:  # pragma: no cover - every lost race means the other writer got further
+            raise ConcurrencyError(f"match {log.match!r} kept changing while it was recorded")
         return RecordResult(
-            match=match_id,
-            status="recorded",
-            hands=hands,
-            events=events,
-            id_assigned=assigned,
+            match=log.match,
+            status=(
+                "recorded" if written.started else "resumed" if written.batches else "unchanged"
+            ),
+            hands=written.hands,
+            events=written.events,
+            id_assigned=log.id_assigned,
         )
 
     def _stored_records(self, match_id: str) -> dict[uuid.UUID, list[dict[str, Any]]] | None:
@@ -521,45 +547,49 @@ class Ledger(Application[uuid.UUID]):
             for s in streams
         }
 
-    def _continue(
+    def _write_missing(
         self,
-        match_id: str,
-        batches: list[list[Recorded]],
-        stored: dict[uuid.UUID, list[dict[str, Any]]],
-        progress: Callable[[int, int], None] | None = None,
-    ) -> RecordResult:
-        fresh: list[list[Recorded]] = []
-        seen = 0
-        for batch in batches:
-            todo = []
-            for r in batch:
-                have = stored.get(r.originator_id, [])
-                if r.originator_version <= len(have):
-                    if have[r.originator_version - 1] != comparable(r):
+        log: CheckedLog,
+        stored: dict[uuid.UUID, list[dict[str, Any]]] | None,
+        written: _Written,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """Compare the log with what is stored of its match (one pass, writing nothing), then
+        write what is missing (a second pass): memory holds one hand of the log, not all."""
+        have = {stream: len(rows) for stream, rows in (stored or {}).items()}
+        total = log.hands + 1
+        if stored is not None:
+            seen = total = 0
+            for batch, lines in log.batches():
+                missing = False
+                for r, line in zip(batch, lines, strict=True):
+                    kept = stored.get(r.originator_id, [])
+                    if r.originator_version > len(kept):
+                        missing = True
+                    elif kept[r.originator_version - 1] != comparable(r):
                         raise StoreError(
-                            f"match {match_id!r} is already recorded with different events "
-                            f"(first difference in {type(r.event).TYPE} at stream version "
-                            f"{r.originator_version})"
+                            f"match {log.match!r} is already recorded with different events: "
+                            f"line {line} ({type(r.event).TYPE}) differs from the stored match"
                         )
-                    seen += 1
-                else:
-                    todo.append(r)
-            if todo:
-                fresh.append(todo)
-        if seen != sum(len(v) for v in stored.values()):
-            raise StoreError(
-                f"match {match_id!r} is already recorded with more events than this log holds"
-            )
-        for done, batch in enumerate(fresh, 1):
-            self._save(batch)
+                    else:
+                        seen += 1
+                total += missing
+            if seen != sum(have.values()):
+                raise StoreError(
+                    f"match {log.match!r} is already recorded with more events than this log holds"
+                )
+            if not total:
+                return
+        done = 0
+        for batch, _ in log.batches():
+            fresh = [r for r in batch if r.originator_version > have.get(r.originator_id, 0)]
+            if not fresh:
+                continue
+            self._save(fresh)
+            written.add(fresh)
+            done += 1
             if progress is not None:
-                progress(done, len(fresh))
-        return RecordResult(
-            match=match_id,
-            status="resumed" if fresh else "unchanged",
-            hands=sum(1 for b in fresh if any(isinstance(r.event, HandStarted) for r in b)),
-            events=sum(1 for b in fresh for r in b if not isinstance(r.event, HandClosed)),
-        )
+                progress(done, total)
 
     # --- projections --------------------------------------------------------------------------
 
@@ -582,9 +612,15 @@ class Ledger(Application[uuid.UUID]):
         (``views.wait_for(ledger.position)``) to see everything written so far."""
         return self.recorder.max_notification_id() or 0
 
+    def drop_views(self) -> None:
+        """Close the read models; the next use of :attr:`views` opens them again."""
+        with self._lock:
+            if self._views is not None:
+                self._views.close()
+                self._views = None
+
     def close(self) -> None:
-        if self._views is not None:
-            self._views.close()
+        self.drop_views()
         super().close()
 
 
@@ -599,8 +635,16 @@ def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRule
     return rules
 
 
-def _rest_of_log(text: str) -> Iterator[tuple[int, Event]]:
-    """The log's events after its first line, decoded again as they are folded."""
-    numbered = iter_text(text)
-    next(numbered)
-    return numbered
+class _Written:
+    """What one ``record`` wrote, counted as it goes (the records themselves are not kept)."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.batches = self.hands = self.events = 0
+
+    def add(self, records: Sequence[Recorded]) -> None:
+        self.batches += 1
+        for r in records:
+            self.started |= isinstance(r.event, MatchStarted)
+            self.hands += isinstance(r.event, HandStarted)
+            self.events += not isinstance(r.event, HandClosed)

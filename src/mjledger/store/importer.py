@@ -3,6 +3,7 @@ validated by the match fold as they are drawn (so a refused line writes nothing)
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -10,9 +11,14 @@ from typing import Any
 import attrs
 from attrs import frozen
 
+from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchState, evolve, start
+from mjledger.fold.stream import HandFolder
+from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
+from mjledger.log.reader import iter_text
+from mjledger.rules.house import default_rules
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandClosed
 from mjledger.store.records import GENESIS, Recorded, now, seal, stored_form
@@ -86,11 +92,77 @@ def new_match_id() -> str:
     return "m-" + uuid.uuid4().hex[:16]
 
 
+@frozen
+class CheckedLog:
+    """A match log validated whole, not yet written anywhere: what recording it needs, but
+    none of its records (they are sealed again, a hand at a time, as they are written)."""
+
+    text: str
+    first: MatchStarted  # with its match id and house rules filled in
+    first_line: int
+    id_assigned: bool
+    hands: int
+    events: int
+
+    @property
+    def match(self) -> str:
+        return self.first.match or ""
+
+    def batches(self) -> Iterator[tuple[list[Recorded], list[int | None]]]:
+        """The log's transactions with their lines (see :func:`batches_of_log`), decoded
+        again from the text: memory stays one hand, whatever the log's length."""
+        numbered = iter_text(self.text)
+        next(numbered)
+        return batches_of_log(self.first, self.first_line, numbered)
+
+
+def check_log(text: str) -> CheckedLog:
+    """Validate a match log for recording in one streaming pass (every line through the
+    folds, as ``replay`` does, holding one hand); nothing is opened or written, so a refused
+    log leaves no file behind. A log without a match id gets one from its content."""
+    numbered = iter_text(text)
+    first_line, first = next(numbered)
+    try:
+        if not isinstance(first, MatchStarted):
+            raise StoreError(
+                "record takes a match log (first line match_started); "
+                "a stand-alone hand can be replayed but not recorded"
+            )
+        first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
+        assigned = first.match is None
+        digest = content_digest(first) if assigned else None
+        folder = HandFolder()
+        folder.feed(first_line, first)
+        hands, events = 0, 1
+        for line, event in numbered:
+            folder.feed(line, event)
+            events += 1
+            hands += isinstance(event, HandStarted)
+            if digest is not None:
+                digest.update(b"\n")
+                digest.update(canonical_json(event).encode("utf-8"))
+    except MjledgerError:
+        for _ in numbered:  # a later line the codec refuses is the log's error first
+            pass
+        raise
+    if digest is not None:
+        first = attrs.evolve(first, match="m-" + digest.hexdigest()[:16])
+    return CheckedLog(text, first, first_line, assigned, hands, events)
+
+
+def content_digest(first: MatchStarted) -> Any:
+    """The running digest behind the id of a match log that names none: SHA-256 over its
+    whole canonical content, one event a line, so the same log recorded twice is the same
+    match (and a different log a different one)."""
+    return hashlib.sha256(canonical_json(attrs.evolve(first, match=None)).encode("utf-8"))
+
+
 def batches_of_log(
-    first: MatchStarted, events: Iterable[tuple[int, Event]]
-) -> Iterator[list[Recorded]]:
+    first: MatchStarted, first_line: int | None, events: Iterable[tuple[int, Event]]
+) -> Iterator[tuple[list[Recorded], list[int | None]]]:
     """The records of a match log, one batch per transaction: the match's start, then each
-    hand with its closing (a whole hand, or nothing, survives a crash).
+    hand with its closing (a whole hand, or nothing, survives a crash); with each record, the
+    log line it comes from (a hand's closing: the line that ended the hand).
 
     Every event goes through the match fold here, so drawing all the batches is the log's
     validation: a rejected line raises (naming its line) before anything is written.
@@ -101,8 +173,9 @@ def batches_of_log(
     m_stream = match_stream(match_id)
     m_record = seal(m_stream, 1, first, GENESIS, stamp)
     m_version, m_digest = 1, m_record.digest
-    yield [m_record]
+    yield [m_record], [first_line]
     batch: list[Recorded] = []
+    lines: list[int | None] = []
     h_stream, h_version, h_digest = m_stream, 0, ""
     for line, event in events:
         state = evolve(state, event, line)
@@ -110,15 +183,16 @@ def batches_of_log(
         assert hand is not None
         if isinstance(event, HandStarted):
             if batch:
-                yield batch
+                yield batch, lines
             h_stream = hand_stream(match_id, hand.number)
             h_record = seal(h_stream, 1, stand_alone_start(state, hand), m_digest, stamp)
-            h_version, h_digest, batch = 1, h_record.digest, [h_record]
+            h_version, h_digest, batch, lines = 1, h_record.digest, [h_record], [line]
             continue
         h_version += 1
         record = seal(h_stream, h_version, event, h_digest, stamp)
         h_digest = record.digest
         batch.append(record)
+        lines.append(line)
         if hand.ended:  # this event ended the hand: the fold has rotated the deal already
             m_version += 1
             closed = seal(
@@ -126,5 +200,6 @@ def batches_of_log(
             )
             m_digest = closed.digest
             batch.append(closed)
+            lines.append(line)
     if batch:
-        yield batch
+        yield batch, lines

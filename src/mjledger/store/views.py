@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
@@ -147,6 +147,7 @@ SQL: Final[dict[str, str]] = {
         "SELECT number, player, amount FROM view_hand_net WHERE match = ? ORDER BY number"
     ),
     "match_players": "SELECT players, ruleset FROM view_matches WHERE match = ?",
+    "all_players": "SELECT match, players FROM view_matches ORDER BY seq",
 }
 
 
@@ -246,15 +247,20 @@ class ViewsCore:
 
     # --- feeding --------------------------------------------------------------------------
 
-    def catch_up(self) -> int:
-        """Apply every notification not yet applied; returns how many were applied."""
+    def catch_up(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Apply every notification not yet applied; returns how many were applied.
+
+        ``progress(done, total)`` is called after each batch (for a progress bar)."""
         applied = 0
         with self._catch_up_lock:
+            total = None
             while True:
                 position = self.position
                 batch = self.ledger.recorder.select_notifications(position + 1, BATCH)
                 if not batch:
                     return applied
+                if progress is not None and total is None:
+                    total = (self.ledger.recorder.max_notification_id() or 0) - position
                 try:
                     self._apply(batch, position)
                 except Exception as error:
@@ -263,6 +269,8 @@ class ViewsCore:
                     # Another process applied (part of) this batch first: re-read the position.
                     continue
                 applied += len(batch)
+                if progress is not None:
+                    progress(applied, max(total or 0, applied))
 
     def wait_for(self, position: int, timeout: float = 10.0) -> None:
         """Block until notification ``position`` has been applied (read-your-writes with a
@@ -351,7 +359,7 @@ class ViewsCore:
             [(match, number, hand.ruleset, p, a) for p, a in hand.net().items()],
         )
 
-    def rebuild(self) -> int:
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drop every view row and the tracking position, then replay the whole log."""
         with self._catch_up_lock, self._transaction(commit=True) as c:
             for statement in self.sql["drop"].split("; "):
@@ -359,7 +367,7 @@ class ViewsCore:
             for name in VIEW_TABLES:
                 c.execute(self.sql[name])
         self._views_created()
-        return self.catch_up()
+        return self.catch_up(progress)
 
     # --- reading (caught up first, so a read follows every acknowledged write) --------------
 
@@ -409,6 +417,10 @@ class ViewsCore:
             for number, dealer, streak, wind, outcome, winners, nxt in self._rows("history", match)
         ]
 
+    def players(self) -> dict[str, tuple[str, ...]]:
+        """Each match's players in seat order (the order its log lists them)."""
+        return {m: tuple(json.loads(p)) for m, p in self._rows("all_players")}
+
     def close(self) -> None:
         pass
 
@@ -456,9 +468,11 @@ def views_path(store: Path) -> Path:
 
 def open_views(ledger: LedgerSource) -> LedgerViews:
     """The read models of a SQLite store, in a companion file beside it; an in-memory ledger
-    keeps them in an in-memory database. (A PostgreSQL store's are in ``store.postgres``.)"""
+    keeps them in an in-memory database, and a ledger may name another database for them
+    (``Ledger(views=...)``). (A PostgreSQL store's are in ``store.postgres``.)"""
     assert ledger.path is not None
     in_memory = str(ledger.path) == ":memory:"
-    name = ":memory:" if in_memory else str(views_path(ledger.path))
+    named = getattr(ledger, "views_db", None)
+    name = named or (":memory:" if in_memory else str(views_path(ledger.path)))
     datastore = SQLiteDatastore(db_name=name, lock_timeout=30)
     return LedgerViews(datastore, ledger)
