@@ -101,7 +101,7 @@ def read_views(ledger: Ledger, read: Callable[[Any], T]) -> T:
     """``read(ledger.views)``; a views file that cannot be read is rebuilt from the store
     first (the user is told), since the views hold nothing the store does not."""
     try:
-        return read(ledger.views)
+        result = read(ledger.views)
     except DB_ERRORS:
         if ledger.path is None or ledger.views_db is not None:
             raise  # views in the store's own database, or in memory: nothing to rebuild here
@@ -109,7 +109,10 @@ def read_views(ledger: Ledger, read: Callable[[Any], T]) -> T:
         if problem is None:
             raise  # the views read well: the trouble is in the store
         rebuild_views_file(ledger, problem)
-        return read(ledger.views)
+        result = read(ledger.views)
+    for match, problem in ledger.views.damage():
+        note(f"left out match {match!r}: {problem}" if match else f"left out: {problem}")
+    return result
 
 
 def rebuild_views_file(ledger: Ledger, problem: str) -> None:

@@ -120,6 +120,10 @@ def check_store(path: Path, *, writing: bool, create: bool | None = None) -> Non
         raise StoreError(f"the store {path} is damaged: {exc}") from None
     if STORE_TABLE in tables:
         return
+    if not tables:  # a database with nothing in it yet (another writer may be creating it)
+        if writing:
+            return
+        raise StoreError(f"{path} is empty: not a mjledger store (record a log into it first)")
     if VIEWS_TABLE in tables:
         raise StoreError(f"{path} is a views file (read models), not a store")
     raise StoreError(f"{path} is not a mjledger store (an SQLite database without its tables)")

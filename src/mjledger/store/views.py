@@ -35,6 +35,7 @@ from mjledger.log.events import HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.events import HandClosed, HandCorrected, HandVoided
 from mjledger.store.records import Recorded
+from mjledger.store.streams import hand_stream
 
 
 class LedgerSource(Protocol):
@@ -79,10 +80,22 @@ SQL: Final[dict[str, str]] = {
         "CREATE TABLE IF NOT EXISTS view_progress (application_name TEXT PRIMARY KEY, "
         "applied BIGINT NOT NULL)"
     ),
+    "create_damage": (
+        "CREATE TABLE IF NOT EXISTS view_damage (stream TEXT PRIMARY KEY, match TEXT, "
+        "problem TEXT NOT NULL)"
+    ),
+    "upsert_damage": (
+        "INSERT INTO view_damage (stream, match, problem) VALUES (?, ?, ?) "
+        "ON CONFLICT (stream) DO UPDATE SET match = excluded.match, problem = excluded.problem"
+    ),
+    "select_damaged": "SELECT stream, match, problem FROM view_damage ORDER BY match, stream",
+    "select_damaged_matches": "SELECT DISTINCT match FROM view_damage WHERE match IS NOT NULL",
+    "forget_hands": "DELETE FROM view_hands WHERE match = ?",
+    "forget_net": "DELETE FROM view_hand_net WHERE match = ?",
     "drop": (
         "DROP TABLE IF EXISTS view_matches; DROP TABLE IF EXISTS view_hand_ids; "
         "DROP TABLE IF EXISTS view_hands; DROP TABLE IF EXISTS view_hand_net; "
-        "DROP TABLE IF EXISTS view_progress; "
+        "DROP TABLE IF EXISTS view_damage; DROP TABLE IF EXISTS view_progress; "
         "DELETE FROM tracking WHERE application_name = 'mjledger'"
     ),
     "count_applied": (
@@ -189,6 +202,7 @@ VIEW_TABLES: Final = (
     "create_hands",
     "create_hand_net",
     "create_progress",
+    "create_damage",
 )
 
 
@@ -294,6 +308,9 @@ class ViewsCore:
             self._wait_for_writes(stop, interval)
 
     def _apply(self, batch: Any, position: int) -> None:
+        """Apply one batch of notifications. A stored row that cannot be read (or a hand
+        that cannot be settled because of one) marks its match damaged: that match's rows are
+        left out of every view, and the other matches are unaffected."""
         ledger = self.ledger
         sql = self.sql
         dirty: dict[tuple[str, int], None] = {}
@@ -302,10 +319,17 @@ class ViewsCore:
             row = c.fetchone()
             if (row[0] if row and row[0] is not None else 0) != position:
                 raise Overtaken
+            c.execute(sql["select_damaged_matches"])
+            damaged = {row[0] for row in c.fetchall()}
             for notification in batch:
-                record = cast(Recorded, ledger.mapper.to_domain_event(notification))
+                stream = notification.originator_id.hex
+                try:
+                    record = cast(Recorded, ledger.mapper.to_domain_event(notification))
+                except StoreError as exc:
+                    match = self._match_of(c, stream)
+                    self._damage(c, stream, match, str(exc), damaged)
+                    continue
                 event = record.event
-                stream = record.originator_id.hex
                 if isinstance(event, MatchStarted):
                     c.execute(
                         sql["upsert_match"],
@@ -334,9 +358,36 @@ class ViewsCore:
                     if row is not None:
                         dirty[(row[0], row[1])] = None
             for match, number in dirty:
-                self._write_hand(c, match, number)
+                if match in damaged:
+                    continue
+                try:
+                    self._write_hand(c, match, number)
+                except StoreError as exc:
+                    self._damage(c, hand_stream(match, number).hex, match, str(exc), damaged)
             c.execute(sql["count_applied"], (ledger.name, len(batch)))
             self._insert_tracking(c, Tracking(ledger.name, batch[-1].id))
+
+    def _match_of(self, c: Any, stream: str) -> str | None:
+        for statement in ("select_match_of_stream", "select_hand_id"):
+            c.execute(self.sql[statement], (stream,))
+            row = c.fetchone()
+            if row is not None:
+                return str(row[0])
+        return None
+
+    def _damage(
+        self, c: Any, stream: str, match: str | None, problem: str, damaged: set[str]
+    ) -> None:
+        c.execute(self.sql["upsert_damage"], (stream, match, problem))
+        if match is not None:
+            damaged.add(match)
+            c.execute(self.sql["forget_hands"], (match,))
+            c.execute(self.sql["forget_net"], (match,))
+
+    def damage(self) -> list[tuple[str | None, str]]:
+        """What the views left out: (match or None when unknown, problem) per unreadable
+        stream."""
+        return [(match, problem) for _stream, match, problem in self._rows("select_damaged")]
 
     def _write_hand(self, c: Any, match: str, number: int) -> None:
         hand = self.ledger.settlement(match, number)

@@ -1,0 +1,301 @@
+"""The store commands when the store is not what it should be: not a store, in memory,
+damaged, unreadable in part, in a directory that cannot be written, or raced by two writers.
+
+Every refusal is one line naming the file, exit status 2, nothing written; derived data (the
+views) is rebuilt rather than refused; and the exit status tells the truth about what was
+stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import mjledger.store.views  # noqa: F401 - loaded before a fork drops privileges
+from mjledger import replay
+from mjledger.cli import main
+from mjledger.ledger import hand_stream
+from tests.cli.test_cli_store import mj, ok, refused, stored_rows
+from tests.conftest import CONTRACT, EXAMPLES
+from tests.store_logs import sichuan_match
+
+HK = EXAMPLES / "hongkong-match.jsonl"
+SC = EXAMPLES / "sichuan-match.jsonl"
+SEED = CONTRACT / "hongkong-three-hands.jsonl"
+HK_ID = "hk-tsimshatsui-t3-2026-12-05"
+SC_ID = "chengdu-teahouse-t12-2026-12-06"
+SEED_ID = "hk-club-night-7"
+BAD = SEED.read_text(encoding="utf-8") + '{"type": "discarded", "player": "nobody"}\n'
+
+
+def one_line_naming(err: str, name: str) -> None:
+    assert err.startswith("mjledger: ")
+    assert err.count("\n") == 1, err
+    assert name in err, err
+
+
+def checkpoint(path: Path) -> None:
+    """Fold the write-ahead log into the file, so damage to the file is damage to the data."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+# --- what --store may name -------------------------------------------------------------------
+
+
+def test_a_refused_record_into_a_new_store_leaves_no_file(tmp_path: Path) -> None:
+    err = refused("record", "-", "--store", "new.sqlite", cwd=tmp_path, stdin=BAD)
+    one_line_naming(err, "line 12")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    # a stand-alone hand (refused for recording) leaves nothing either
+    refused("record", EXAMPLES / "disputed-hand.jsonl", "--store", "new.sqlite", cwd=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_files_that_are_not_stores_are_refused_and_left_untouched(tmp_path: Path) -> None:
+    ok("record", SEED, "--store", "s.sqlite", cwd=tmp_path)
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.commit()
+    db.close()
+    (tmp_path / "random.bin").write_bytes(os.urandom(5000))
+    (tmp_path / "notes.txt").write_text("shopping list\n")
+    cases = {
+        "s.views.sqlite": "is a views file",
+        "other.sqlite": "not a mjledger store",
+        "random.bin": "not a mjledger store",
+        "notes.txt": "not a mjledger store",
+    }
+    for name, why in cases.items():
+        before = (tmp_path / name).read_bytes()
+        for args in (("record", SEED), ("scores",), ("export", SEED_ID), ("project",)):
+            err = refused(*args, "--store", name, cwd=tmp_path)
+            one_line_naming(err, name)
+            assert why in err
+        assert (tmp_path / name).read_bytes() == before
+    assert not (tmp_path / "other.views.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    "store",
+    [":memory:", "file::memory:", "file::memory:?cache=shared", "file:x.sqlite?mode=memory"],
+)
+def test_in_memory_stores_are_refused(tmp_path: Path, store: str) -> None:
+    for args in (("record", SEED), ("project",), ("scores",)):
+        err = refused(*args, "--store", store, cwd=tmp_path)
+        assert "in-memory" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unable_to_open_names_the_missing_directory(tmp_path: Path) -> None:
+    err = refused("record", SEED, "--store", "no/such/s.sqlite", cwd=tmp_path)
+    assert err.strip() == "mjledger: no directory no/such for the store no/such/s.sqlite"
+    err = refused("scores", "--store", "no/such/s.sqlite", cwd=tmp_path)
+    assert "no directory no/such" in err
+
+
+# --- damage -----------------------------------------------------------------------------------
+
+
+def test_a_store_with_damaged_pages_is_one_line_and_status_2(tmp_path: Path) -> None:
+    ok("record", HK, "--store", "s.sqlite", cwd=tmp_path)
+    store = tmp_path / "s.sqlite"
+    checkpoint(store)
+    data = bytearray(store.read_bytes())
+    page = 4096
+    for at in range(page * 2, len(data) - page, page * 3):
+        data[at : at + 600] = b"\xa5" * 600  # damage a page header in every third page
+    store.write_bytes(bytes(data))
+    for extra in ("", "-wal", "-shm"):  # no read models: every command reads the store
+        Path(f"{tmp_path}/s.views.sqlite{extra}").unlink(missing_ok=True)
+    for args in (("scores",), ("export", HK_ID), ("record", SC), ("history", HK_ID), ("matches",)):
+        done = mj(*args, "--store", "s.sqlite", cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stdout == b""
+        one_line_naming(done.stderr.decode(), "s.sqlite")
+        assert "damaged" in done.stderr.decode() or "malformed" in done.stderr.decode()
+
+
+def test_a_damaged_views_file_is_rebuilt_and_the_user_told(tmp_path: Path) -> None:
+    ok("record", HK, "--store", "s.sqlite", cwd=tmp_path)
+    before = ok("scores", "--json", "--store", "s.sqlite", cwd=tmp_path)
+    views = tmp_path / "s.views.sqlite"
+    for damage in (os.urandom(20000), b"SQLite format 3\x00" + os.urandom(8000)):
+        for extra in ("-wal", "-shm"):
+            Path(f"{views}{extra}").unlink(missing_ok=True)
+        views.write_bytes(damage)
+        done = mj("scores", "--json", "--store", "s.sqlite", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.decode() == before
+        assert "rebuilding them" in done.stderr.decode()
+        assert "s.views.sqlite" in done.stderr.decode()
+    # the documented remedy works on a damaged file too
+    views.write_bytes(os.urandom(20000))
+    for extra in ("-wal", "-shm"):
+        Path(f"{views}{extra}").unlink(missing_ok=True)
+    done = mj("project", "--rebuild", "--store", "s.sqlite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = stored_rows(tmp_path / "s.sqlite")
+    assert done.stdout.decode().strip() == f"rebuilt: {rows} events applied, at {rows}"
+    assert ok("scores", "--json", "--store", "s.sqlite", cwd=tmp_path) == before
+
+
+def test_one_unreadable_row_leaves_the_other_matches_readable(tmp_path: Path) -> None:
+    for log in (HK, SC, SEED):
+        ok("record", log, "--store", "s.sqlite", cwd=tmp_path)
+    store = tmp_path / "s.sqlite"
+    db = sqlite3.connect(store)
+    db.execute(
+        "UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 2",
+        (b"\x00not json", hand_stream(HK_ID, 3).hex),
+    )
+    db.commit()
+    db.close()
+    done = mj("project", "--rebuild", "--store", "s.sqlite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"left out match {HK_ID!r}" in done.stderr.decode()
+    done = mj("scores", "--json", "--store", "s.sqlite", cwd=tmp_path)
+    assert done.returncode == 0
+    scores = json.loads(done.stdout)
+    assert scores["matches"] == {
+        SC_ID: replay(SC.read_text(encoding="utf-8")).totals(),
+        SEED_ID: replay(SEED.read_text(encoding="utf-8")).totals(),
+    }
+    streaks = json.loads(mj("streaks", "--json", "--store", "s.sqlite", cwd=tmp_path).stdout)
+    assert [m["match"] for m in streaks["matches"]] == [SC_ID, SEED_ID]
+    history = mj("history", SC_ID, "--json", "--store", "s.sqlite", cwd=tmp_path)
+    assert history.returncode == 0
+    assert len(json.loads(history.stdout)) == 10
+    # an unrelated valid log is stored, and the status says so
+    done = mj("record", "-", "--store", "s.sqlite", cwd=tmp_path, stdin=sichuan_match(2))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().startswith("recorded: match big (2 hands")
+    listed = json.loads(mj("matches", "--json", "--store", "s.sqlite", cwd=tmp_path).stdout)
+    assert [m["match"] for m in listed] == [HK_ID, SC_ID, SEED_ID, "big"]  # its stream reads
+
+
+# --- permissions, as another user ----------------------------------------------------------
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory other users can enter (pytest's own tmp_path is private to its user)."""
+    path = Path(tempfile.mkdtemp(prefix="mjledger-perm-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def as_other_user(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """Run the command as a user who cannot write ``cwd``: as root (CI), a forked child that
+    has become ``nobody`` (chmod stops nobody who is root); otherwise the current user, with
+    ``cwd`` made read-only."""
+    if os.geteuid() != 0:
+        cwd.chmod(0o555)
+        try:
+            result = CliRunner().invoke(main, list(args), catch_exceptions=False, env={})
+            return result.exit_code, result.stdout, result.stderr
+        finally:
+            cwd.chmod(0o755)
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("running as root and there is no 'nobody' user to test permissions with")
+    CliRunner().invoke(main, ["--help"])  # load what the command loads, while still allowed
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        status = 1
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setgid(nobody.pw_gid)
+            os.setuid(nobody.pw_uid)
+            os.chdir(cwd)
+            result = CliRunner().invoke(main, list(args), env={"MJLEDGER_STORE": ""})
+            payload = [result.exit_code, result.stdout, result.stderr]
+            os.write(write, json.dumps(payload).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 65536):
+        chunks.append(chunk)
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    code, out, err = json.loads(b"".join(chunks))
+    return code, out, err
+
+
+def test_a_store_in_an_unwritable_directory_can_be_read(shared_dir: Path) -> None:
+    ok("record", SEED, "--store", "s.sqlite", cwd=shared_dir)
+    want = replay(SEED.read_text(encoding="utf-8"))
+    for views in (True, False):  # with and without a views file beside it
+        if not views:
+            for extra in ("", "-wal", "-shm"):
+                Path(f"{shared_dir}/s.views.sqlite{extra}").unlink(missing_ok=True)
+        before = sorted(p.name for p in shared_dir.iterdir())
+        code, out, err = as_other_user(shared_dir, "scores", "--json", "--store", "s.sqlite")
+        assert code == 0, err
+        assert json.loads(out)["matches"] == {SEED_ID: want.totals()}
+        code, out, err = as_other_user(shared_dir, "export", SEED_ID, "--store", "s.sqlite")
+        assert code == 0, err
+        assert replay(out).to_json() == want.to_json()
+        code, out, err = as_other_user(shared_dir, "history", "hk", "--store", "s.sqlite")
+        assert code == 0, err
+        assert sorted(p.name for p in shared_dir.iterdir()) == before
+    # writing is refused, naming the cause
+    code, out, err = as_other_user(shared_dir, "record", str(HK), "--store", "s.sqlite")
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "permission" in err
+    code, out, err = as_other_user(shared_dir, "record", str(HK), "--store", "new.sqlite")
+    assert code == 2
+    assert "cannot create the store new.sqlite: no permission to write in" in err
+    assert not (shared_dir / "new.sqlite").exists()
+
+
+# --- two writers ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_two_writers_of_the_same_log_both_end_well(tmp_path: Path) -> None:
+    ok("record", SC, "--store", "alone.sqlite", cwd=tmp_path)
+    alone = stored_rows(tmp_path / "alone.sqlite")
+    for attempt in range(2):
+        store = f"race{attempt}.sqlite"
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-m", "mjledger", "record", str(SC), "--store", store],
+                cwd=tmp_path,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for _ in range(4)
+        ]
+        outs = [(p.communicate(timeout=120), p.returncode) for p in processes]
+        for (_out, err), code in outs:
+            assert code == 0, err.decode()
+            assert err == b""
+        said = [out.decode().split(":")[0] for (out, _err), _code in outs]
+        assert said.count("recorded") <= 1
+        assert set(said) <= {"recorded", "already recorded", "continued"}
+        assert stored_rows(tmp_path / store) == alone
+        exported = ok("export", SC_ID, "--store", store, cwd=tmp_path)
+        assert replay(exported).to_json() == replay(SC.read_text(encoding="utf-8")).to_json()
