@@ -14,6 +14,7 @@ import attrs
 import click
 from rich.table import Table
 
+from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.errors import MjledgerError, TileError
 from mjledger.rules.protocol import Ruleset, WinContext
@@ -73,7 +74,7 @@ def _optional_patterns(ruleset: Ruleset) -> tuple[str, ...]:
     )
 
 
-@click.command("evaluate")
+@click.command("evaluate", short_help="A hand's arrangements and fan, or its waits.")
 @click.argument("tiles")
 @click.option("--melds", "melds_text", default="", help="e.g. pung:555p,concealed-kong:2222m")
 @click.option(
@@ -173,7 +174,8 @@ def _report(
         return report
     if len(tiles) != complete_size - 1:
         raise TileError(
-            f"{len(tiles)} tiles with {len(melds)} melds: expected {complete_size} "
+            f"{plural(len(tiles), 'tile')} with {plural(len(melds), 'meld')}: "
+            f"expected {complete_size} "
             f"(a win) or {complete_size - 1} (a hand one tile short)"
         )
     report |= {"mode": "waits", "tiles": format_tiles(tiles)}
@@ -220,9 +222,7 @@ def _print(report: dict[str, Any]) -> None:
             value = "limit" if p["limit"] else str(p["fan"])
             name = p["name"] + (f" ×{p['count']}" if p["count"] > 1 else "")
             fan_table.add_row(p["code"], name, value)
-        fan_table.add_row(
-            "total", "", str(report["fan"]) + (" (limit hand)" if report["limit"] else "")
-        )
+        fan_table.add_row("total", "", "limit" if report["limit"] else str(report["fan"]))
         console.print(fan_table)
         return
     console.print(head, markup=False)
@@ -235,7 +235,7 @@ def _print(report: dict[str, Any]) -> None:
     for column in ("wait", "fan", "patterns", "arrangement"):
         table.add_column(column)
     for wait in report["waits"]:
-        fan = str(wait["fan"]) + (" limit" if wait["limit"] else "")
+        fan = "limit" if wait["limit"] else str(wait["fan"])
         table.add_row(wait["tile"], fan, _patterns_text(wait["patterns"]), wait["arrangement"])
     console.print(table)
     if report.get("best_fan") is not None:

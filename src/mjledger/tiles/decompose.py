@@ -22,6 +22,7 @@ from typing import Literal
 
 import attrs
 
+from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
 
@@ -202,12 +203,13 @@ def _meld_counts(melds: Sequence[Meld]) -> list[int]:
 
 def _check_size(concealed: int, melds: Sequence[Meld], complete: bool) -> None:
     if len(melds) > 4:
-        raise TileError(f"{len(melds)} melds: a hand has at most four")
+        raise TileError(f"{plural(len(melds), 'meld')}: a hand has at most four")
     expected = (14 if complete else 13) - 3 * len(melds)
     if concealed != expected:
         what = "a complete hand" if complete else "a hand one tile short"
         raise TileError(
-            f"{concealed} concealed tiles with {len(melds)} melds: {what} has {expected}"
+            f"{plural(concealed, 'concealed tile')} with {plural(len(melds), 'meld')}: "
+            f"{what} has {expected}"
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.rules.protocol import NO_CONTEXT, WinContext
 from mjledger.rules.sichuan.options import SichuanRules
@@ -65,12 +66,13 @@ def _check_hand(
     if honours:
         raise TileError(f"Sichuan has no honour tiles: {format_tiles(honours)}")
     if len(melds) > 4:
-        raise TileError(f"{len(melds)} melds: a hand has at most four")
+        raise TileError(f"{plural(len(melds), 'meld')}: a hand has at most four")
     expected = (14 if complete else 13) - 3 * len(melds)
     if len(tiles) != expected:
         what = "a complete hand" if complete else "a hand one tile short"
         raise TileError(
-            f"{len(tiles)} concealed tiles with {len(melds)} melds: {what} has {expected}"
+            f"{plural(len(tiles), 'concealed tile')} with {plural(len(melds), 'meld')}: "
+            f"{what} has {expected}"
         )
     counts_of(everything)
 
