@@ -80,6 +80,22 @@ def _kong(rng: random.Random, player: str, kind: str, from_: str | None = None) 
 # --- Sichuan ----------------------------------------------------------------------------------
 
 
+def cap_kongs(lines: list[str]) -> list[str]:
+    """One hand's lines with any fifth kong of a player made a discard (a player declares at
+    most four kongs in a hand)."""
+    kongs: dict[str, int] = {}
+    out = []
+    for line in lines:
+        event = json.loads(line)
+        if event["type"] == "kong_declared":
+            player = event["player"]
+            kongs[player] = kongs.get(player, 0) + 1
+            if kongs[player] > 4:
+                line = _line(type="discarded", player=player)
+        out.append(line)
+    return out
+
+
 def sichuan_hand(rng: random.Random, first: bool) -> list[str]:
     """One blood-battle hand: voids, discards, kongs of every kind (kongs on replacement
     tiles too), robbed kongs, several winners on one discard, self-draws, an empty wall."""
@@ -174,7 +190,7 @@ def sichuan_log(rng: random.Random, hands: int) -> str:
         )
     ]
     for n in range(hands):
-        lines.extend(sichuan_hand(rng, first=n == 0))
+        lines.extend(cap_kongs(sichuan_hand(rng, first=n == 0)))
     return "\n".join(lines) + "\n"
 
 
@@ -235,6 +251,7 @@ def hongkong_logs(rng: random.Random, hands: int) -> list[str]:
         passes = 0
         while made < hands and passes < 16:  # the 16th pass ends the north round
             hand, winner = hongkong_hand(rng, dealer, first=len(lines) == 1)
+            hand = cap_kongs(hand)
             lines.extend(hand)
             made += 1
             if winner is not None and winner != dealer:

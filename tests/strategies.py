@@ -90,8 +90,14 @@ def _maybe_tile(draw: st.DrawFn, line: Line) -> Line:
 
 
 @st.composite
-def _kong(draw: st.DrawFn, still_in: list[str]) -> Line:
-    player = draw(st.sampled_from(still_in))
+def _kong(draw: st.DrawFn, still_in: list[str], kongs: dict[str, int]) -> Line:
+    """A kong by a player who has declared fewer than four this hand (rules: at most four),
+    or a discard when nobody can."""
+    able = [p for p in still_in if kongs.get(p, 0) < 4]
+    if not able:
+        return {"type": "discarded", "player": draw(st.sampled_from(still_in))}
+    player = draw(st.sampled_from(able))
+    kongs[player] = kongs.get(player, 0) + 1
     kind = draw(st.sampled_from(KONG_KINDS))
     line: Line = {"type": "kong_declared", "player": player, "kind": kind}
     if kind == "exposed":
@@ -119,9 +125,10 @@ def hongkong_hand(
     ``None`` when unfinished).
     """
     lines: list[Line] = []
+    kongs: dict[str, int] = {}
     for _ in range(draw(st.integers(0, 6))):
         if draw(st.integers(0, 3)) == 0:
-            lines.append(draw(_kong(players)))
+            lines.append(draw(_kong(players, kongs)))
         else:
             lines.append(
                 draw(_maybe_tile({"type": "discarded", "player": draw(st.sampled_from(players))}))
@@ -174,6 +181,7 @@ def sichuan_hand(
             {"type": "void_suit_chosen", "player": player, "suit": draw(st.sampled_from(SUITS))}
         )
     last_run_from: str | None = None  # a win run just logged on this player's tile
+    kongs: dict[str, int] = {}
     for _ in range(draw(st.integers(0, 14))):
         action = draw(
             st.sampled_from(
@@ -186,7 +194,7 @@ def sichuan_hand(
             )
             last_run_from = None
         elif action == "kong":
-            lines.append(draw(_kong(still_in)))
+            lines.append(draw(_kong(still_in, kongs)))
             last_run_from = None
         elif action == "self_draw":
             winner = draw(st.sampled_from(still_in))
@@ -201,6 +209,9 @@ def sichuan_hand(
                 # Kongs on replacement tiles, then the discard that lets someone win: the
                 # case kong money passing is about (rules.md, "Kong money passing").
                 for _ in range(draw(st.integers(1, 2))):
+                    if kongs.get(discarder, 0) >= 4:
+                        break
+                    kongs[discarder] = kongs.get(discarder, 0) + 1
                     kind = draw(st.sampled_from(KONG_KINDS))
                     kong_line: Line = {"type": "kong_declared", "player": discarder, "kind": kind}
                     if kind == "exposed":

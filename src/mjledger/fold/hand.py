@@ -13,7 +13,7 @@ disputed hand reads step by step.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Final, cast
 
 from mjledger._replace import replacer
 from mjledger.errors import RuleError, TileError
@@ -58,6 +58,8 @@ __all__ = [
 ]
 
 _evolve = replacer(HandState)
+
+MAX_KONGS: Final = 4  # per player per hand, under every rule set
 
 
 HandEvent = VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted
@@ -248,6 +250,13 @@ def _kong_declared(
     ruleset: Ruleset, hand: HandState, event: KongDeclared, line: int | None, refuse: _Refuse
 ) -> HandState:
     _in_play(hand, event.player, "player", refuse)
+    # Four kongs use all sixteen tiles of four kinds plus the pair: a fifth cannot be held
+    # (and an unbounded run of kongs would make every later event slower). Every rule set.
+    if sum(1 for k in hand.kongs if k.player == event.player) >= MAX_KONGS:
+        raise refuse(
+            f"{event.player!r} has already declared {MAX_KONGS} kongs this hand; "
+            f"a player declares at most {MAX_KONGS}"
+        )
     if event.from_ is not None:
         _in_play(hand, event.from_, "from", refuse)
         if event.from_ == event.player:
