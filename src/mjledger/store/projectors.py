@@ -3,18 +3,21 @@ tell them (eventsourcing's projector functions, over :class:`Recorded` envelopes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
 import attrs
 from attrs import frozen
 
+from mjledger._growing import Growing
 from mjledger.fold.hand import HandState, evolve_hand
 from mjledger.fold.match import MatchState, start
 from mjledger.log.events import WINDS, Event, MatchStarted
 from mjledger.rules.protocol import HouseRules
 from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
 from mjledger.store.records import Recorded
+
+T = TypeVar("T")
 
 
 @frozen
@@ -25,9 +28,11 @@ class MatchRecord:
     digest: str
     started: MatchStarted
     state: MatchState
-    closed: tuple[HandClosed, ...] = ()
-    digests: tuple[str, ...] = ()  # the match stream's digest after each of its events
-    ends: tuple[int, ...] = ()  # export line of each closed hand's last event
+    # Grown by one per closed hand without copying (a tuple copy per hand made folding a long
+    # match, and so catching its views up, quadratic).
+    closed: Sequence[HandClosed] = attrs.field(factory=Growing)
+    digests: Sequence[str] = attrs.field(factory=Growing)  # the stream's digest after each event
+    ends: Sequence[int] = attrs.field(factory=Growing)  # export line of each closed hand's end
 
     def first_line(self, number: int) -> int:
         """The export line of hand ``number``'s ``hand_started``."""
@@ -46,7 +51,7 @@ class HandRecord:
     version: int
     digest: str
     state: HandState
-    events: tuple[Event, ...] = ()
+    events: Sequence[Event] = attrs.field(factory=Growing)  # grown without a copy per event
 
 
 @frozen
@@ -69,7 +74,7 @@ def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> Mat
                 digest=r.digest,
                 started=event,
                 state=start(event),
-                digests=(r.digest,),
+                digests=Growing((r.digest,)),
             )
             continue
         assert record is not None
@@ -88,11 +93,15 @@ def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> Mat
             digest=r.digest,
             started=record.started,
             state=state,
-            closed=(*record.closed, event),
-            digests=(*record.digests, r.digest),
-            ends=(*record.ends, (record.ends[-1] if record.ends else 1) + event.events),
+            closed=_grow(record.closed, event),
+            digests=_grow(record.digests, r.digest),
+            ends=_grow(record.ends, (record.ends[-1] if record.ends else 1) + event.events),
         )
     return record
+
+
+def _grow(items: Sequence[T], item: T) -> Sequence[T]:
+    return items.appended(item) if isinstance(items, Growing) else Growing((*items, item))
 
 
 def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandRecord | None:
@@ -101,13 +110,13 @@ def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandR
         if record is None:
             hand = start(event, r.originator_version).hand
             assert hand is not None
-            record = HandRecord(r.originator_version, r.digest, hand, (event,))
+            record = HandRecord(r.originator_version, r.digest, hand, Growing((event,)))
             continue
         record = HandRecord(
             r.originator_version,
             r.digest,
             evolve_hand(record.state, event, r.originator_version),
-            (*record.events, event),
+            _grow(record.events, event),
         )
     return record
 
