@@ -4,7 +4,7 @@ For each size N (Sichuan hands in ONE match), in a fresh process (so peak memory
 size's own):
 
 1. ``record``: validate the whole log and write it, one transaction per hand
-   (``prepare_log`` + ``Ledger.record_prepared``);
+   (``check_log`` + ``Ledger.record_checked``);
 2. ``views``: bring the read models up from nothing (``views.catch_up``), which settles every
    hand again from the store.
 
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_replay import sichuan_log
 from mjledger.ledger import Ledger
-from mjledger.store.importer import prepare_log
+from mjledger.store.importer import check_log
 
 QUICK = (1_000, 3_000, 10_000)
 FULL = (1_000, 10_000, 100_000)
@@ -55,7 +55,7 @@ def one_size(hands: int, seed: int) -> dict[str, float]:
         ledger = Ledger(Path(tmp) / "ledger.sqlite")
 
         def record() -> object:
-            return ledger.record_prepared(prepare_log(text))
+            return ledger.record_checked(check_log(text))
 
         result, rec_cpu, rec_wall = _timed(record)
         assert result.hands == hands, result  # type: ignore[attr-defined]
