@@ -16,14 +16,8 @@ from mjledger import replay
 from mjledger.cli import main
 from mjledger.cli.exits import TerminalConsole
 from mjledger.cli.render import in_a_row, money, ordinal
-from tests.cli.test_cli_store import ok, refused
-from tests.conftest import CONTRACT, EXAMPLES
+from tests.cli.test_cli_store import HK, HK_ID, SC, SC_ID, SEED, ok, refused
 
-HK = EXAMPLES / "hongkong-match.jsonl"
-SC = EXAMPLES / "sichuan-match.jsonl"
-SEED = CONTRACT / "hongkong-three-hands.jsonl"
-HK_ID = "hk-tsimshatsui-t3-2026-12-05"
-SC_ID = "chengdu-teahouse-t12-2026-12-06"
 SEED_ID = "hk-club-night-7"
 
 

@@ -26,15 +26,10 @@ import mjledger.store.views  # noqa: F401 - loaded before a fork drops privilege
 from mjledger import replay
 from mjledger.cli import main
 from mjledger.ledger import hand_stream
-from tests.cli.test_cli_store import mj, ok, refused, stored_rows
-from tests.conftest import CONTRACT, EXAMPLES
+from tests.cli.test_cli_store import HK, HK_ID, SC, SC_ID, SEED, mj, ok, refused, stored_rows
+from tests.conftest import EXAMPLES
 from tests.store_logs import sichuan_match
 
-HK = EXAMPLES / "hongkong-match.jsonl"
-SC = EXAMPLES / "sichuan-match.jsonl"
-SEED = CONTRACT / "hongkong-three-hands.jsonl"
-HK_ID = "hk-tsimshatsui-t3-2026-12-05"
-SC_ID = "chengdu-teahouse-t12-2026-12-06"
 SEED_ID = "hk-club-night-7"
 BAD = SEED.read_text(encoding="utf-8") + '{"type": "discarded", "player": "nobody"}\n'
 
