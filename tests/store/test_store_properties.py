@@ -136,7 +136,11 @@ def test_projections_equal_replaying_every_hand(logs: list[list[Line]]) -> None:
         by_player: dict[str, dict[str, tuple[int, int]]] = {}
         dealers: list[tuple[Any, ...]] = []
         longest: dict[str, int] = {}
+        seen: set[str] = set()
         for match, out in zip(matches, results, strict=True):
+            if match in seen:  # the same id-less log twice: the same match (id from content)
+                continue
+            seen.add(match)
             hands = out["hands"]
             history = [e.to_json() for e in views.history(match)]
             assert history == [{k: v for k, v in h.items() if k != "transfers"} for h in hands]
