@@ -8,6 +8,7 @@ stored.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -92,6 +93,14 @@ def test_in_memory_stores_are_refused(tmp_path: Path, store: str) -> None:
     for args in (("record", SEED), ("project",), ("scores",)):
         err = refused(*args, "--store", store, cwd=tmp_path)
         assert "in-memory" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_corrections_need_a_store_that_is_there(tmp_path: Path) -> None:
+    err = refused(
+        "void", SEED_ID, "1", "--reason", "r", "--by", "s", "--store", "none.sqlite", cwd=tmp_path
+    )
+    assert "no store at none.sqlite" in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -209,7 +218,13 @@ def as_other_user(cwd: Path, *args: str) -> tuple[int, str, str]:
         nobody = pwd.getpwnam("nobody")
     except KeyError:
         pytest.skip("running as root and there is no 'nobody' user to test permissions with")
-    CliRunner().invoke(main, ["--help"])  # load what the command loads, while still allowed
+    # Load what the command loads while still allowed (this interpreter's own files may be
+    # out of nobody's reach): the same command, as this user, on a copy of the directory.
+    with tempfile.TemporaryDirectory() as warm:
+        for f in cwd.glob("*.sqlite"):
+            shutil.copy(f, warm)
+        with contextlib.chdir(warm):
+            CliRunner().invoke(main, list(args), env={"MJLEDGER_STORE": ""})
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -253,6 +268,9 @@ def test_a_store_in_an_unwritable_directory_can_be_read(shared_dir: Path) -> Non
         assert replay(out).to_json() == want.to_json()
         code, out, err = as_other_user(shared_dir, "history", "hk", "--store", "s.sqlite")
         assert code == 0, err
+        code, out, err = as_other_user(shared_dir, "explain", "--store", "s.sqlite", SEED_ID, "1")
+        assert code == 0, err
+        assert "line 3" in out
         assert sorted(p.name for p in shared_dir.iterdir()) == before
     # writing is refused, naming the cause
     code, out, err = as_other_user(shared_dir, "record", str(HK), "--store", "s.sqlite")

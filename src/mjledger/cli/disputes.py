@@ -97,8 +97,11 @@ def add_commands(
     refusals: Callable[[Any], Any],
     store_option: Callable[[Any], Any],
     open_ledger: Callable[[str | None], AbstractContextManager[Ledger]],
+    open_writer: Callable[[str | None], AbstractContextManager[Ledger]] | None = None,
 ) -> None:
-    """Add ``explain`` to the ``mjledger`` group, with the shell's own store handling."""
+    """Add ``explain`` to the ``mjledger`` group, with the shell's own store handling
+    (``open_writer`` for the commands that write: ``correct`` and ``void``)."""
+    writer = open_writer or open_ledger
 
     @group.command("explain")
     @click.argument("args", nargs=-1, required=True)
@@ -190,7 +193,7 @@ def add_commands(
         record: nothing stored is changed). Refused, with nothing written, if the corrected
         hand's table differs from the stored hand's or it changes the next dealer."""
         text = decode_log(read_file(fixed))
-        with open_ledger(store) as ledger:
+        with writer(store) as ledger:
             result = correct(
                 ledger, match, number, text, reason=reason, by=by, keep_later_hands=keep_later_hands
             )
@@ -206,7 +209,7 @@ def add_commands(
     @refusals
     def void_command(match: str, number: int, reason: str, by: str, store: str | None) -> None:
         """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
-        with open_ledger(store) as ledger:
+        with writer(store) as ledger:
             result = void(ledger, match, number, reason=reason, by=by)
             ledger.views.catch_up()
         click.echo(_done(result))

@@ -508,10 +508,13 @@ def follow_store(ledger: Ledger, interval: float) -> None:
 
 
 main.add_command(evaluate)
-# explain and report only read, but correct and void write: one opener that may write an
-# existing store serves the four.
+# explain and report read (a store in a read-only directory too); correct and void write.
 add_commands(
-    main, refusals=refusals, store_option=store_option, open_ledger=open_existing_for_writing
+    main,
+    refusals=refusals,
+    store_option=store_option,
+    open_ledger=open_ledger,
+    open_writer=open_existing_for_writing,
 )
 main.add_command(simulate)
 # demo records its matches, creating the store if need be.
