@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import replay
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch
