@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mjledger import FormatError, LogError, MjledgerError, parse_log, replay, replay_bytes
-from mjledger.log.codec import MAX_DEPTH, decode_line
+from mjledger.log.codec import MAX_DEPTH, decode_line, read_log_bytes
+from mjledger.log.reader import iter_log, parse_events, read_events
 from tests.conftest import CONTRACT, EXAMPLES
 
 SEEDS = [
@@ -181,3 +183,64 @@ def test_a_leading_bom_is_ignored_by_text_and_bytes_alike() -> None:
     assert replay("\ufeff" + log).to_json() == plain
     assert replay_bytes(b"\xef\xbb\xbf" + log.encode()).to_json() == plain
     assert parse_log("\ufeff" + log) == parse_log(log)
+
+
+def _first_error(read: Callable[[], object]) -> object:
+    """What a user sees of a decoding path's answer: its events, or its first error."""
+    try:
+        return read()
+    except MjledgerError as exc:
+        return (type(exc).__name__, str(exc), exc.line)
+
+
+@given(
+    seed=st.sampled_from(SEEDS),
+    mutations=st.lists(MUTATION, min_size=1, max_size=3),
+    block=st.integers(1, 300),
+)
+def test_every_decoding_path_gives_the_same_events_or_first_error(
+    seed: bytes, mutations: list[tuple[str, int, int, int]], block: int
+) -> None:
+    """The fast path (msgspec batches, whole or in blocks of any size, bytes or text) and the
+    strict codec agree on mutated logs: deep nesting, huge values, odd keys, a BOM."""
+    data = seed
+    for op, a, b, size in mutations:
+        data = _mutate(data, op, a, b, size)
+    strict = _first_error(lambda: read_log_bytes(data))
+    assert _first_error(lambda: read_events(data)) == strict
+    chunks = [data[i : i + block] for i in range(0, len(data), block)]
+    assert _first_error(lambda: list(iter_log(chunks))) == strict
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    assert _first_error(lambda: parse_events(text)) == _first_error(lambda: parse_log(text))
+    assert _first_error(lambda: parse_log(text)) == strict
+
+
+@pytest.mark.parametrize("depth", [8, 9, 12, 600])
+@pytest.mark.parametrize(
+    ("line", "outside"),
+    [
+        ('{"type": "discarded", "player": %s, "tile": "1m"}', 1),
+        ('{"type": "discarded", "player": "ana", "tile": "1m", "extra": %s}', 1),
+        ('{"type": "melded", "player": "ana", "kind": "pung", "tiles": %s, "from": "bo"}', 1),
+        (
+            '{"type": "match_started", "ruleset": "hongkong", "players": ["a", "b", "c", "d"], '
+            '"rules": {"table": %s}}',
+            2,
+        ),
+    ],
+)
+def test_nesting_is_refused_alike_on_every_path(depth: int, line: str, outside: int) -> None:
+    """A value nested past the cap is the cap's error on every path, in every field (typed,
+    unknown, or one only the strict codec types), and a value at the cap is not."""
+    inside = depth - outside  # the levels of the line around the value
+    value = "[" * inside + '"x"' + "]" * inside
+    data = (line % value).encode()
+    strict = _first_error(lambda: read_log_bytes(data))
+    assert _first_error(lambda: read_events(data)) == strict
+    assert _first_error(lambda: list(iter_log([data[:7], data[7:]]))) == strict
+    assert _first_error(lambda: parse_events(data.decode())) == strict
+    nested_error = isinstance(strict, tuple) and "nested more than" in str(strict[1])
+    assert nested_error == (depth > MAX_DEPTH), strict

@@ -214,7 +214,7 @@ def record_command(log: BinaryIO, store: str | None, as_json: bool) -> None:
         except UnicodeDecodeError:
             read_log_bytes(data)  # raises the error naming the line
             raise
-        checked = check_log(text.removeprefix("\ufeff"))  # nothing opened before this
+        checked = check_log(text)  # nothing opened before this
         step("recording", 0, checked.hands + 1)
         with open_ledger(store, writing=True) as ledger:
             result = ledger.record_checked(

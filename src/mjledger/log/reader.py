@@ -115,9 +115,7 @@ def parse_events(text: str) -> list[tuple[int, Event]]:
 def iter_text(text: str) -> Iterator[tuple[int, Event]]:
     """The numbered events of a log given as text, as they are decoded (the log's errors in
     :func:`mjledger.log.codec.parse_log`'s order)."""
-    if text.startswith("\ufeff"):  # parse_log keeps a BOM (a text's BOM is the caller's)
-        return iter(parse_log(text))
-    try:
+    try:  # a leading BOM goes with the bytes, which ignore one as parse_log does
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in the text itself: only the codec reads it
         return iter(parse_log(text))
