@@ -172,7 +172,7 @@ def test_record_labels_its_phases(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     seen.clear()
     result = CliRunner().invoke(main, ["replay", str(HK)])
     assert result.exit_code == 0
-    assert seen[0] == "reading"
+    assert seen[0] == "replaying"
 
 
 def test_record_and_project_json(tmp_path: Path) -> None:

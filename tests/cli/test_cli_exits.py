@@ -30,10 +30,10 @@ def python_m(*args: str) -> list[str]:
 
 
 def test_an_internal_error_is_status_70_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_data: bytes) -> None:
+    def broken(*_args: object) -> None:
         raise ValueError("something inside went wrong\nsecond line")
 
-    monkeypatch.setattr(CLI_MODULE, "read_log_bytes", broken)
+    monkeypatch.setattr(CLI_MODULE, "iter_log_file", broken)
     monkeypatch.delenv("MJLEDGER_DEBUG", raising=False)
     result = CliRunner().invoke(main, ["replay", str(SEED)])
     assert result.exit_code == 70

@@ -104,6 +104,7 @@ def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
     with log, gc_paused():
         with phases() as step:
+            step("replaying", None, None)  # the log is read as it is folded
             events = counted(iter_log_file(log), lambda line: step("replaying", line, None))
             if as_json:
                 spool = spooled(replay_json_parts(events))
