@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import IO, Any, BinaryIO, TypeVar
 
 import click
@@ -92,8 +93,15 @@ def print_json(data: object) -> None:
     is_flag=True,
     help="On an internal error, print the traceback ($MJLEDGER_DEBUG=1 too).",
 )
-def main(debug: bool) -> None:
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Check the digest chain of every stream read from the store; refuse a broken one.",
+)
+@click.pass_context
+def main(ctx: click.Context, debug: bool, verify: bool) -> None:
     """mjledger: an event-sourced ledger for mahjong sessions (Hong Kong and Sichuan)."""
+    ctx.obj = {"verify": verify}
 
 
 @main.command("replay")
@@ -200,12 +208,24 @@ def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
         yield step
 
 
+def key_option(flag: str, help: str) -> Callable[[F], F]:
+    """An option naming a key file (``keygen`` writes them)."""
+    return click.option(flag, type=click.Path(dir_okay=False, path_type=Path), help=help)
+
+
 @main.command("record")
 @click.argument("log", type=click.File("rb"))
 @store_option
+@key_option(
+    "--signing-key",
+    "Sign each hand's closing digest and the store head with this private key "
+    "(default: $MJLEDGER_SIGNING_KEY, if set).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what was recorded as JSON.")
 @refusals
-def record_command(log: BinaryIO, store: str | None, as_json: bool) -> None:
+def record_command(
+    log: BinaryIO, store: str | None, signing_key: Path | None, as_json: bool
+) -> None:
     """Validate LOG whole, then record it into the store, one transaction per hand."""
     data = read_input(log)
     with phases() as step, gc_paused():
@@ -217,7 +237,7 @@ def record_command(log: BinaryIO, store: str | None, as_json: bool) -> None:
             raise
         checked = check_log(text)  # nothing opened before this
         step("recording", 0, checked.hands + 1)
-        with open_ledger(store, writing=True) as ledger:
+        with open_ledger(store, writing=True, signing_key=signing_key) as ledger:
             result = ledger.record_checked(
                 checked, progress=lambda done, total: step("recording", done, total)
             )

@@ -52,28 +52,47 @@ def _views_db(path: Path) -> str | None:
     return ":memory:"
 
 
+def _verify_requested() -> bool:
+    """Whether the command runs under ``mjledger --verify``."""
+    context = click.get_current_context(silent=True)
+    obj = context.find_root().obj if context is not None else None
+    return bool(obj and obj.get("verify"))
+
+
 @contextmanager
 def open_ledger(
-    store: str | Path | None, *, writing: bool = False, create: bool | None = None
+    store: str | Path | None,
+    *,
+    writing: bool = False,
+    create: bool | None = None,
+    signing_key: Path | None = None,
 ) -> Iterator[Ledger]:
     """The ledger on ``store`` (a path or a ``postgresql://`` URL), checked first: a reading
     command needs a store that is there (and opens a SQLite file read-only); a writing one may
     create it (unless ``create=False``), but never in memory and never over a file that is not
-    a store."""
+    a store. ``mjledger --verify`` opens it with ``verify=True``; ``signing_key`` signs what a
+    writer records (else ``$MJLEDGER_SIGNING_KEY``)."""
     location = store_location(store)
+    verify = _verify_requested()
     if isinstance(location, SqliteStore):
         path = location.path
         check_store(path, writing=writing, create=create)
         views = _views_db(path)
 
         def opener() -> Ledger:
-            return Ledger(location, read_only=not writing, views=views)
+            return Ledger(
+                location,
+                read_only=not writing,
+                views=views,
+                signing_key=signing_key,
+                verify=verify,
+            )
 
     else:
         path = None
 
         def opener() -> Ledger:
-            return Ledger(location)
+            return Ledger(location, signing_key=signing_key, verify=verify)
 
     def problem(exc: BaseException) -> StoreError:
         if path is not None:

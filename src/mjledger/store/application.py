@@ -67,6 +67,7 @@ from mjledger.store.projectors import (
 )
 from mjledger.store.records import GENESIS, Recorded, RecordMapper, seal, topic_of
 from mjledger.store.rederive import Rederivation
+from mjledger.store.signing import signer_from_env
 from mjledger.store.streams import (
     STORE_ENV,
     hand_stream,
@@ -74,6 +75,7 @@ from mjledger.store.streams import (
     store_path,
     table_stream,
 )
+from mjledger.store.verify import ChainVerifier
 from mjledger.store.views import ViewsCore, open_views
 
 # Persistence modules a Ledger can run on, by name (eventsourcing's PERSISTENCE_MODULE).
@@ -118,6 +120,8 @@ class Ledger(Application[uuid.UUID]):
         env: dict[str, str] | None = None,
         read_only: bool = False,
         views: str | None = None,
+        signing_key: str | os.PathLike[str] | None = None,
+        verify: bool = False,
     ) -> None:
         """Open the store named by ``path`` — a file (SQLite) or a ``postgresql://`` URL
         (PostgreSQL; docs/deployment.md) — else by ``$MJLEDGER_STORE``; ``persistence="memory"``
@@ -125,7 +129,11 @@ class Ledger(Application[uuid.UUID]):
 
         ``read_only`` opens an existing SQLite store for reading only (it may sit in a directory
         that cannot be written); ``views`` names the read models' database instead of the file
-        beside the store (``":memory:"`` when that file cannot be written)."""
+        beside the store (``":memory:"`` when that file cannot be written).
+
+        ``signing_key`` (else ``$MJLEDGER_SIGNING_KEY``): a private key file to sign each hand's
+        closing and the store head with (SQLite only); ``verify``: check the digest chain of
+        every stream before settling from it (docs/store.md, "Verify on read")."""
         if persistence not in PERSISTENCE:
             raise StoreError(
                 f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})"
@@ -141,6 +149,7 @@ class Ledger(Application[uuid.UUID]):
         self.persistence = persistence
         self.read_only = read_only and persistence == "sqlite"
         self.views_db = views
+        signer = signer_from_env(signing_key)  # a bad key is refused before the store opens
         settings = {
             "PERSISTENCE_MODULE": PERSISTENCE[persistence],
             "AGGREGATE_CACHE_MAXSIZE": "4096",
@@ -155,6 +164,8 @@ class Ledger(Application[uuid.UUID]):
             settings.update({"SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": "30"})
             if self.read_only:
                 settings["CREATE_TABLE"] = "n"
+            if persistence == "sqlite":  # the store head, and signatures, in each transaction
+                settings["APPLICATION_RECORDER_TOPIC"] = "mjledger.store.head:HeadRecorder"
         settings.update(env or {})
         # Explicit settings win over the process environment (Application's default order is
         # class env < os.environ < given env; we pass everything as the given env).
@@ -171,6 +182,15 @@ class Ledger(Application[uuid.UUID]):
 
                 raise open_failure(self.postgres, error) from None
             raise
+        if persistence == "sqlite":
+            self.recorder.signer = signer  # type: ignore[attr-defined]
+        elif signer is not None and persistence == "postgres":
+            self.close()
+            raise StoreError(
+                f"cannot sign in {self.location}: signed checkpoints are kept by SQLite stores "
+                "only for now"
+            )
+        self.verifier = ChainVerifier(self.recorder) if verify else None
 
     def construct_mapper(self) -> Mapper[uuid.UUID]:
         return RecordMapper()
@@ -185,12 +205,16 @@ class Ledger(Application[uuid.UUID]):
     # --- reading streams ----------------------------------------------------------------------
 
     def _get(self, stream: uuid.UUID, *, version: int | None = None, projector_func: Any) -> Any:
+        if self.verifier is not None:  # before folding: a damaged row is never folded
+            self.verifier.check_rows(stream, version)
         record = self.repository.get(stream, version=version, projector_func=projector_func)
         if version is None and self.repository.cache is not None:
             # eventsourcing fast-forwards a cached stream but does not cache the result: put it
             # back, or every read re-folds all that was appended since the stream's first read
             # (a long match recorded into an open Ledger became quadratic in its hands).
             self.repository.cache.put(stream, record)
+        if self.verifier is not None:
+            self.verifier.check(stream, record.version, record.digest)
         return record
 
     def match(self, match_id: str) -> MatchRecord:
@@ -219,6 +243,8 @@ class Ledger(Application[uuid.UUID]):
 
     def hand_events(self, match_id: str, number: int) -> list[Event]:
         """The hand's stored events, read without folding them (for export and audits)."""
+        if self.verifier is not None:
+            self.hand(match_id, number)
         return [cast(Recorded, r).event for r in self.events.get(hand_stream(match_id, number))]
 
     def table(self, table_id: str) -> TableRecord:
@@ -433,6 +459,8 @@ class Ledger(Application[uuid.UUID]):
         follow each other), instead of one query per hand. :meth:`rederive` is the same pass
         without holding the hands.
         """
+        if self.verifier is not None:  # stream by stream, each verified
+            return {m: self.replay_match(m) for m in self.matches()}
         rederivation = Rederivation(self)
         hands: dict[str, list[HandState]] = {}
         for match, hand in rederivation:
@@ -454,7 +482,12 @@ class Ledger(Application[uuid.UUID]):
     def rederive(self) -> Iterator[tuple[str, HandState]]:
         """Every hand of every match in the store, re-derived as ``replay`` of the match's
         export settles it, yielded as ``(match id, hand)`` once settled: one pass over the
-        rows, holding only each match's hand in play (:mod:`mjledger.store.rederive`)."""
+        rows, holding only each match's hand in play (:mod:`mjledger.store.rederive`). With
+        ``verify=True``, match by match through the verified streams instead."""
+        if self.verifier is not None:
+            return (
+                (match, hand) for match in self.matches() for hand in self.replay_match(match).hands
+            )
         return iter(Rederivation(self))
 
     def _notifications(self, topics: Sequence[str] = ()) -> Iterator[Recorded]:

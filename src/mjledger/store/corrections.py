@@ -144,7 +144,14 @@ def correction_log(ledger: Ledger, match_id: str) -> CorrectionLog | None:
 
 def corrected_events(ledger: Ledger, event: HandCorrected) -> list[Event]:
     stream = correction_stream(event.match, event.number, event.correction)
-    return [cast(Recorded, r).event for r in ledger.events.get(stream)]
+    return [cast(Recorded, r).event for r in _read(ledger, stream)]
+
+
+def _read(ledger: Ledger, stream: uuid.UUID) -> Iterable[Any]:
+    """A corrected hand's stored records (its chain checked first with ``verify=True``)."""
+    if ledger.verifier is not None:
+        ledger.verifier.check_rows(stream)
+    return ledger.events.get(stream)
 
 
 def _length(match: MatchRecord, log: CorrectionLog, number: int) -> int:
@@ -188,7 +195,7 @@ def settle_corrected(
     if isinstance(entry.event, HandVoided):
         return attrs.evolve(original, transfers=())
     stream = correction_stream(match.match_id, number, entry.event.correction)
-    record = project_hand(None, (cast(Recorded, r) for r in ledger.events.get(stream)))
+    record = project_hand(None, (cast(Recorded, r) for r in _read(ledger, stream)))
     assert record is not None
     state = shift_lines(close_hand(record.state), first - 1)
     return attrs.evolve(state, next_dealer=original.next_dealer)

@@ -178,6 +178,7 @@ class RecordMapper(Mapper[UUID]):
             data = json.loads(stored_event.state)
             recorded_at = data.pop("recorded_at")
             digest = data.pop("digest")
+            data.pop("signature", None)  # a signed hand_closed: metadata, like the digest
             data.pop("type", None)
             version = data.pop("class_version", 1)
             while version < cls.class_version:

@@ -1,0 +1,127 @@
+"""``mjledger audit`` and ``mjledger keygen``: the audit's and the signing keys' command line.
+
+A thin shell over :mod:`mjledger.store.audit` and :mod:`mjledger.store.signing`. Exit status follows
+``diff`` and the command line's statuses (:mod:`mjledger.cli.exits`): 0 when the store is clean,
+1 when there is any finding, 2 when the store cannot be read (one line on standard error), 70 on
+an internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from mjledger.cli.exits import EXIT_FINDINGS
+from mjledger.cli.exits import TerminalConsole as Console
+from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
+from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
+from mjledger.store.signing import keygen, load_verifier
+
+
+@click.command("audit")
+@store_option
+@click.option("--match", "matches", multiple=True, help="Audit only this match (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@key_option(
+    "--public-key",
+    "Verify every signature with this public key (PATH.pub of keygen PATH); an unsigned "
+    "hand or head is then a finding.",
+)
+@click.option("--head", "head_only", is_flag=True, help="Print the store's head digest and stop.")
+@refusals
+def audit_command(
+    store: str | None,
+    matches: tuple[str, ...],
+    as_json: bool,
+    public_key: Path | None,
+    head_only: bool,
+) -> None:
+    """Re-derive everything in the store and report what does not agree (exit 1 if anything)."""
+    if head_only:
+        _print_head(store, as_json)
+        return
+    verifier = load_verifier(public_key) if public_key is not None else None
+    with phases() as step:
+        step("auditing", 0, None)
+        auditor = Auditor(
+            store,
+            matches=matches or None,
+            public_key=verifier,
+            progress=lambda done, total: step("auditing", done, total),
+        )
+        findings = tuple(auditor.run())
+    report = AuditReport(findings, auditor.summary)
+    if as_json:
+        print_json(report.to_json())
+    else:
+        _render(report, Console())
+    if findings:
+        sys.exit(EXIT_FINDINGS)
+
+
+def _print_head(store: str | None, as_json: bool) -> None:
+    head = store_head(store)
+    if as_json:
+        print_json(
+            {
+                "head": head.digest,
+                "rows": head.rows,
+                "stored": None
+                if head.stored_digest is None
+                else {"head": head.stored_digest, "rows": head.stored_rows},
+                "agrees": head.agrees,
+                "signature": head.signature,
+            }
+        )
+    else:
+        click.echo(head.digest)
+    if not head.agrees:
+        stored = (
+            "none"
+            if head.stored_digest is None
+            else f"{head.stored_digest} ({head.stored_rows} rows)"
+        )
+        click.echo(
+            f"mjledger: the stored head ({stored}) is not the head of the {head.rows} rows "
+            "stored: run mjledger audit",
+            err=True,
+        )
+        sys.exit(EXIT_FINDINGS)
+
+
+def _render(report: AuditReport, console: Console) -> None:
+    s = report.summary
+    console.print(
+        f"[bold]audit of {s.store}[/bold]: {s.matches} matches, {s.hands} hands, "
+        f"{s.tables} tables, {s.rows} rows"
+    )
+    signed = "signed" if s.head_signed else "unsigned"
+    console.print(f"store head: {s.head} ({s.rows} rows, {signed})", soft_wrap=True)
+    checked = "verified" if s.signatures_checked else "not verified (no --public-key)"
+    console.print(f"signatures: {s.signed_hands} hands signed; {checked}")
+    console.print(f"read models: {s.views}")
+    if report.clean:
+        console.print("[green]no findings[/green]")
+        return
+    counts: dict[str, int] = {}
+    for finding in report.findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+        console.print(_line(finding), soft_wrap=True)
+    summary = ", ".join(f"{code} {n}" for code, n in counts.items())
+    console.print(f"[red]{len(report.findings)} findings[/red]: {summary}")
+
+
+def _line(finding: Finding) -> str:
+    return f"[red]{finding.code}[/red]{str(finding)[len(finding.code) :]}".replace("[", "\\[", 0)
+
+
+@click.command("keygen")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@refusals
+def keygen_command(path: Path) -> None:
+    """Write a new Ed25519 private key to PATH and its public key to PATH.pub."""
+    private, public = keygen(path)
+    click.echo(f"private key: {private} (keep it secret; record --signing-key uses it)")
+    click.echo(f"public key: {public} (audit --public-key uses it)")

@@ -1,0 +1,127 @@
+"""The store head, kept in the same transaction as the rows it covers (and signatures).
+
+No digest chain can show rows removed from the *end* of a stream: the last hand of a match,
+the last events of an open hand. So every recording transaction also updates one row of a small
+table, ``ledger_head``, with the head digest over every stored row in commit order
+(:func:`mjledger.store.integrity.head_step`) and how many rows it covers. The row is written by the
+event recorder itself, inside the transaction that inserts the events, so a crash leaves the
+events and their head together or neither.
+
+With a signer, the recorder also signs each ``hand_closed`` row's digest (stored in the row as
+``"signature"``, a metadata key outside the chain) and the new head.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+
+from mjledger.errors import StoreError
+from mjledger.store.events import HandClosed, HandCorrected, HandVoided
+from mjledger.store.integrity import HEAD_GENESIS, hand_message, head_message, head_step
+from mjledger.store.records import topic_of
+from mjledger.store.signing import Signer
+
+HEAD_TABLE: Final = "ledger_head"
+CREATE_HEAD: Final = (
+    f"CREATE TABLE IF NOT EXISTS {HEAD_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), "
+    "rows INTEGER NOT NULL, notification INTEGER NOT NULL, digest TEXT NOT NULL, signature TEXT)"
+)
+SELECT_HEAD: Final = f"SELECT rows, notification, digest, signature FROM {HEAD_TABLE} WHERE id = 1"
+# The rows that close a hand's record, signed when a signer is set: closings and corrections.
+_SIGNED: Final = frozenset(topic_of(cls) for cls in (HandClosed, HandCorrected, HandVoided))
+
+
+def _hex(originator_id: UUID | str) -> str:
+    return originator_id.hex if isinstance(originator_id, UUID) else originator_id
+
+
+def fold_head(rows: Iterable[Any], digest: str = HEAD_GENESIS) -> tuple[int, int, str]:
+    """How many rows, the last rowid and the head after ``(rowid, id, version, topic, state)``
+    rows in rowid order."""
+    count = last = 0
+    for rowid, stream, version, topic, state in rows:
+        if isinstance(state, str):
+            state = state.encode("utf-8")
+        digest = head_step(digest, stream, version, topic, state)
+        count += 1
+        last = rowid
+    return count, last, digest
+
+
+class HeadRecorder(SQLiteApplicationRecorder):
+    """eventsourcing's SQLite recorder, plus the store head (and signatures) per transaction."""
+
+    signer: Signer | None = None
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [*super().construct_create_table_statements(), CREATE_HEAD]
+
+    def _create_table(self, c: SQLiteCursor) -> None:
+        c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (HEAD_TABLE,))
+        adopt = c.fetchone() is None
+        super()._create_table(c)
+        if adopt:
+            # A new store, or one written before the head existed: the head starts from the
+            # rows there now (it vouches for what is recorded from here on). A head *row*
+            # missing from an existing table is not re-created: that is for an audit to see.
+            c.execute(
+                f"SELECT rowid, originator_id, originator_version, topic, state "
+                f"FROM {self.events_table_name} ORDER BY rowid"
+            )
+            rows, last, digest = fold_head(c.sqlite_cursor)
+            signature = self.signer.sign(head_message(rows, digest)) if self.signer else None
+            c.execute(
+                f"INSERT OR IGNORE INTO {HEAD_TABLE} VALUES (1, ?, ?, ?, ?)",
+                (rows, last, digest, signature),
+            )
+
+    def _insert_events(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        signer = self.signer
+        if signer is not None:
+            stored_events = [_signed(s, signer) for s in stored_events]
+        ids = super()._insert_events(c, stored_events, **kwargs)
+        # The inserts above hold the write lock, so the head read here is the latest one.
+        c.execute(SELECT_HEAD)
+        head = c.fetchone()
+        if head is None:
+            raise StoreError(
+                "the store's head row is missing (ledger_head): nothing recorded; "
+                "audit the store (mjledger audit)"
+            )
+        rows, digest = head[0], head[2]
+        for s in stored_events:
+            digest = head_step(
+                digest, _hex(s.originator_id), s.originator_version, s.topic, s.state
+            )
+        rows += len(stored_events)
+        signature = signer.sign(head_message(rows, digest)) if signer is not None else None
+        c.execute(
+            f"UPDATE {HEAD_TABLE} SET rows = ?, notification = ?, digest = ?, signature = ? "
+            "WHERE id = 1",
+            (rows, ids[-1] if ids else head[1], digest, signature),
+        )
+        return ids
+
+
+def _signed(stored: StoredEvent, signer: Signer) -> StoredEvent:
+    """A ``hand_closed`` (or ``hand_corrected``/``hand_voided``) row with the signature of its
+    digest added (other rows unchanged)."""
+    if stored.topic not in _SIGNED:
+        return stored
+    digest = json.loads(stored.state)["digest"]
+    signature = signer.sign(hand_message(digest))
+    state = stored.state[:-1] + f',"signature":"{signature}"}}'.encode("ascii")
+    return StoredEvent(
+        originator_id=stored.originator_id,
+        originator_version=stored.originator_version,
+        topic=stored.topic,
+        state=state,
+    )
