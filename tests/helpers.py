@@ -147,3 +147,13 @@ def meld(spec: str) -> Meld:
     """``"pung:555p"``, ``"concealed-kong:2222m"``: the notation of ``mjledger evaluate``."""
     (one,) = parse_melds(spec)
     return one
+
+
+def comparable_output(out: dict[str, Any]) -> dict[str, Any]:
+    """Transfers compare as a multiset within each hand (their order is not contractual)."""
+    hands = []
+    for hand in out["hands"]:
+        hand = dict(hand)
+        hand["transfers"] = Counter(json.dumps(t, sort_keys=True) for t in hand["transfers"])
+        hands.append(hand)
+    return {**out, "hands": hands}

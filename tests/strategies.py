@@ -154,6 +154,26 @@ def hongkong_hand(
 
 
 @st.composite
+def kongs_on_replacements(
+    draw: st.DrawFn, player: str, others: list[str], kongs: dict[str, int]
+) -> list[Line]:
+    """One or two kongs in a row by ``player`` (on replacement tiles) before their discard: the
+    case kong money passing is about (rules.md, "Kong money passing"). None past the cap of
+    four per player in a hand (``kongs`` counts them)."""
+    lines: list[Line] = []
+    for _ in range(draw(st.integers(1, 2))):
+        if kongs.get(player, 0) >= 4:
+            break
+        kongs[player] = kongs.get(player, 0) + 1
+        kind = draw(st.sampled_from(KONG_KINDS))
+        line: Line = {"type": "kong_declared", "player": player, "kind": kind}
+        if kind == "exposed":
+            line["from"] = draw(st.sampled_from(others))
+        lines.append(line)
+    return lines
+
+
+@st.composite
 def _wall_entry(draw: st.DrawFn) -> Line:
     shape = draw(st.sampled_from(("flower_pig", "ready", "not_ready")))
     if shape == "flower_pig":
@@ -206,17 +226,7 @@ def sichuan_hand(
             discarder = draw(st.sampled_from(still_in))
             others = [p for p in still_in if p != discarder]
             if action == "kong_win":
-                # Kongs on replacement tiles, then the discard that lets someone win: the
-                # case kong money passing is about (rules.md, "Kong money passing").
-                for _ in range(draw(st.integers(1, 2))):
-                    if kongs.get(discarder, 0) >= 4:
-                        break
-                    kongs[discarder] = kongs.get(discarder, 0) + 1
-                    kind = draw(st.sampled_from(KONG_KINDS))
-                    kong_line: Line = {"type": "kong_declared", "player": discarder, "kind": kind}
-                    if kind == "exposed":
-                        kong_line["from"] = draw(st.sampled_from(others))
-                    lines.append(kong_line)
+                lines.extend(draw(kongs_on_replacements(discarder, others, kongs)))
                 last_run_from = None
             if discarder == last_run_from:
                 # A new discard by the same player: something must come between, or the two

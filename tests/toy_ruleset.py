@@ -81,13 +81,18 @@ class Flat:
     def winners_leave(self, rules: FlatRules) -> bool:
         return True
 
+    def settle_false_win(
+        self, rules: FlatRules, hand: HandState, player: str, line: int | None
+    ) -> tuple[Transfer, ...]:
+        raise RuleError("a flat table has no false win")
+
     def kong_payments(self, rules: FlatRules, hand: HandState, event: KongDeclared) -> Payments:
         return ()
 
     def kong_money_passing(
         self, rules: FlatRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
-    ) -> tuple[Transfer, ...]:
-        return ()
+    ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
+        return (), ()
 
     def settle_wall(
         self, rules: FlatRules, hand: HandState, event: WallExhausted, line: int | None

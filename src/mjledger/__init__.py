@@ -34,6 +34,7 @@ from mjledger.log.codec import decode_line, dumps_event, event_from_json, event_
 from mjledger.log.events import (
     Discarded,
     Event,
+    FalseWin,
     HandStarted,
     KongDeclared,
     MatchStarted,
@@ -51,6 +52,7 @@ __all__ = [
     "ConcurrencyError",
     "Discarded",
     "Event",
+    "FalseWin",
     "FormatError",
     "HandStarted",
     "HandState",

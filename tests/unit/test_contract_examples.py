@@ -8,13 +8,13 @@ in tests/data/README.md); `tests/data/examples/` holds the expected output of ev
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from mjledger import replay
 from tests.conftest import CONTRACT, EXAMPLES, EXPECTED_EXAMPLES
+from tests.helpers import comparable_output
 
 CASES = [
     (log, log.with_name(log.stem + ".expected.json")) for log in sorted(CONTRACT.glob("*.jsonl"))
@@ -23,16 +23,6 @@ CASES += [
     (log, EXPECTED_EXAMPLES / (log.stem + ".expected.json"))
     for log in sorted(EXAMPLES.glob("*.jsonl"))
 ]
-
-
-def _comparable(out: dict) -> dict:
-    """Transfers compare as a multiset within each hand (their order is not contractual)."""
-    hands = []
-    for hand in out["hands"]:
-        hand = dict(hand)
-        hand["transfers"] = Counter(json.dumps(t, sort_keys=True) for t in hand["transfers"])
-        hands.append(hand)
-    return {**out, "hands": hands}
 
 
 def test_every_example_has_its_expected_output() -> None:
@@ -45,7 +35,7 @@ def test_every_example_has_its_expected_output() -> None:
 def test_replay_matches_expected_output(log: Path, expected: Path) -> None:
     want = json.loads(expected.read_text(encoding="utf-8"))
     got = replay(log.read_text(encoding="utf-8")).to_json()
-    assert _comparable(got) == _comparable(want)
+    assert comparable_output(got) == comparable_output(want)
 
 
 def test_hand_worked_figures() -> None:

@@ -18,7 +18,9 @@ from mjledger.fold.stream import dumps_indented, replay_json_parts
 from mjledger.log.codec import parse_log, read_log_bytes
 from mjledger.log.fast import fast_decoder
 from mjledger.log.reader import iter_log, parse_events, read_events
+from tests.helpers import Line, jsonl
 from tests.strategies import corrupted_log_texts, legal_log_text
+from tests.variant_strategies import variant_logs
 
 
 def outcome(func: Callable[[], Any]) -> Any:
@@ -46,6 +48,13 @@ def fast_output(data: bytes, size: int = 1 << 20) -> Any:
 def test_legal_logs_same_events_and_same_output_bytes(text: str, size: int) -> None:
     data = text.encode("utf-8")
     assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
+    assert fast_output(data, size) == strict_output(data)
+
+
+@given(variant_logs(max_hands=3), st.integers(1, 64))
+def test_variant_logs_same_output_bytes(lines: list[Line], size: int) -> None:
+    """Variants and table stakes too (the stakes after the totals, as Replay.to_json has them)."""
+    data = jsonl(*lines).encode("utf-8")
     assert fast_output(data, size) == strict_output(data)
 
 

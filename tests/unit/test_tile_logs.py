@@ -180,7 +180,7 @@ def test_a_hong_kong_win_from_tiles_uses_seat_and_round_wind() -> None:
     assert amount == asserted["hands"][0]["transfers"][0]["amount"] == 64
 
 
-def _hong_kong_self_draw_after(discards: list[str]) -> int:
+def _hong_kong_self_draw_after(discards: list[str], **flags: bool) -> int:
     lines = [
         {
             "type": "hand_started",
@@ -189,23 +189,43 @@ def _hong_kong_self_draw_after(discards: list[str]) -> int:
             "dealer": "a",
         },
         *({"type": "discarded", "player": p} for p in discards),
-        {"type": "self_drawn", "player": "c", "tiles": "123m456m789m123p5p", "winning_tile": "5p"},
+        {
+            "type": "self_drawn",
+            "player": "c",
+            "tiles": "123m456m789m123p5p",
+            "winning_tile": "5p",
+            **flags,
+        },
     ]
     return replay(log(*lines)).to_json()["hands"][0]["transfers"][0]["amount"]
 
 
-def test_earthly_is_only_a_first_draw_win() -> None:
+def test_earthly_needs_first_turn_and_is_never_inferred() -> None:
+    """variants.md: "mjledger never infers a first turn from lines a log leaves out"."""
     # A common hand, concealed, self-drawn: 1 + 1 + 1 = 3 faan, 8 units from each player.
     assert _hong_kong_self_draw_after(["a", "b", "c", "d", "a", "b"]) == 8
-    # Before c's own first discard, untouched by kongs: 地糊, a limit hand (128 units at 10).
-    assert _hong_kong_self_draw_after(["a", "b"]) == 128
+    # Before c's own first discard but without the flag: still 3 faan (0.1 paid 128 as 地糊).
+    assert _hong_kong_self_draw_after(["a", "b"]) == 8
+    # With "first_turn": 地糊, a limit hand (128 units at 10).
+    assert _hong_kong_self_draw_after(["a", "b"], first_turn=True) == 128
+    # The log contradicts it when c has discarded.
+    with pytest.raises(LogError) as caught:
+        _hong_kong_self_draw_after(["a", "b", "c"], first_turn=True)
+    assert caught.value.line == 5
+    assert "first_turn" in str(caught.value)
 
 
 def test_a_plain_fan_on_a_hand_the_tiles_make_a_limit_is_rejected() -> None:
-    # The dealer's self-draw before any discard is 天糊, a limit hand: "fan": 2 contradicts it.
+    # The dealer's self-draw on the first turn is 天糊, a limit hand: "fan": 2 contradicts it.
     start = {"type": "hand_started", "ruleset": "hongkong", "players": ["a", "b", "c", "d"]}
     start["dealer"] = "a"
-    win = {"type": "self_drawn", "player": "a", "tiles": "123m456m789m22z55z", "winning_tile": "5z"}
+    win = {
+        "type": "self_drawn",
+        "player": "a",
+        "tiles": "123m456m789m22z55z",
+        "winning_tile": "5z",
+        "first_turn": True,
+    }
     with pytest.raises(LogError) as caught:
         replay(log(start, {**win, "fan": 2}))
     assert caught.value.line == 2

@@ -94,6 +94,16 @@ def _optional_patterns(ruleset: Ruleset) -> tuple[str, ...]:
 @click.option("--robbing-kong", is_flag=True, help="Won by robbing a kong.")
 @click.option("--last-tile", is_flag=True, help="Won on the wall's last tile.")
 @click.option(
+    "--first-turn",
+    is_flag=True,
+    help='Won on the first turn, as "first_turn": true in a log: heavenly or earthly.',
+)
+@click.option(
+    "--dealer",
+    is_flag=True,
+    help="The winner is the dealer (Sichuan; in Hong Kong the seat wind east says it).",
+)
+@click.option(
     "--rule",
     "rules",
     multiple=True,
@@ -128,6 +138,8 @@ def _report(
     kong_cannon: bool,
     robbing_kong: bool,
     last_tile: bool,
+    first_turn: bool,
+    dealer: bool,
     rules: tuple[str, ...],
 ) -> dict[str, Any]:
     tiles = parse_tiles(tiles_text)
@@ -138,7 +150,15 @@ def _report(
         if rule not in known:
             raise TileError(f"unknown {ruleset} rule {rule!r}: expected one of {', '.join(known)}")
     house_rules = rule_set.rules_class(**dict.fromkeys(rules, True))
+    # variants.md, "First turn": heavenly is the dealer's self-draw, earthly any other win.
+    dealer = dealer or (rule_set.round_winds and seat_wind in ("east", "1z"))
+    if first_turn and melds:
+        raise TileError("--first-turn: a first-turn win has no melds")
+    if first_turn and dealer and not self_drawn:
+        raise TileError("--first-turn: the dealer cannot win on a discard on the first turn")
     context = WinContext(
+        heavenly=first_turn and dealer,
+        earthly=first_turn and not dealer,
         self_drawn=self_drawn,
         kong_bloom=kong_bloom,
         kong_cannon=kong_cannon,

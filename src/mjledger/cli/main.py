@@ -31,6 +31,8 @@ from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, refuse
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.render import (
+    balances_text,
+    first_bust,
     history_table,
     in_a_row,
     money,
@@ -321,20 +323,27 @@ def matches_command(store: str | None, as_json: bool) -> None:
 def scores_command(store: str | None, as_json: bool) -> None:
     """Running scores: per match, and per player across matches (one rule set at a time)."""
     with open_ledger(store) as ledger:
-        by_match, by_player, players = read_views(
-            ledger, lambda v: (v.scores_by_match(), v.scores_by_player(), v.players())
+        by_match, by_player, players, stakes = read_views(
+            ledger,
+            lambda v: (
+                v.scores_by_match(),
+                v.scores_by_player(),
+                v.players(),
+                v.stakes_by_match(),
+            ),
         )
     by_match = {m: {p: s[p] for p in players.get(m, s) if p in s} for m, s in by_match.items()}
     if as_json:
-        print_json(
-            {
-                "matches": by_match,
-                "players": {
-                    ruleset: {p: {"total": t, "matches": m} for p, (t, m) in rows.items()}
-                    for ruleset, rows in by_player.items()
-                },
-            }
-        )
+        out: dict[str, Any] = {
+            "matches": by_match,
+            "players": {
+                ruleset: {p: {"total": t, "matches": m} for p, (t, m) in rows.items()}
+                for ruleset, rows in by_player.items()
+            },
+        }
+        if stakes:  # only where a match is played for table stakes
+            out["stakes"] = stakes
+        print_json(out)
         return
     console = Console()
     for ruleset, rows in by_player.items():
@@ -346,6 +355,13 @@ def scores_command(store: str | None, as_json: bool) -> None:
             table.add_row(Text(player), money(total), str(matches))
         console.print(table)
     for table in scores_tables(by_match, players):
+        console.print(table)
+    if stakes:
+        table = Table(title="Table stakes", title_justify="left")
+        table.add_column("match", overflow="fold")
+        table.add_column("balances")
+        for match, entry in stakes.items():
+            table.add_row(Text(match), Text(balances_text(entry["balances"], entry["bust"])))
         console.print(table)
 
 
@@ -421,7 +437,10 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
             ]
         )
         return
-    Console().print(history_table(match, players, entries, corrected))
+    console = Console()
+    console.print(history_table(match, players, entries, corrected))
+    for player, number in first_bust(entries).items():
+        console.print(f"bust: {player} (hand {number})", markup=False)
 
 
 @main.command("hand")

@@ -8,7 +8,7 @@ each hand's title on its own line above its payments.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -28,6 +28,8 @@ REASON_TEXT = {
     "flower_pig": "flower pig",
     "not_ready": "not ready",
     "kong_refund": "kong refund",
+    "liability": "liability (包)",
+    "false_win": "false win (詐糊)",
 }
 
 
@@ -61,8 +63,16 @@ def render_replay(result: Replay, console: Console) -> None:
     console.print(Text(title, style="bold"), Text(f"— players {', '.join(result.players)}"))
     rules = ", ".join(f"{k}={v}" for k, v in result.to_json()["rules"].items())
     console.print(f"house rules: {rules}", markup=False)
+    stakes = result.state.initial_stakes
+    if stakes is not None:
+        console.print(
+            "stakes: " + "  ".join(f"{p} {stakes[p]}" for p in result.players), markup=False
+        )
     for hand in result.hands:
         render_hand(hand, result.players, console)
+        if hand.stakes is not None and hand.stakes.bust and hand.ended:
+            who = ", ".join(p for p in result.players if p in hand.stakes.bust)
+            console.print(f"the match ends: {who} went bust", markup=False)
     totals = Table(title="Totals", title_justify="left")
     player_columns(totals, result.players)
     t = result.totals()
@@ -74,6 +84,8 @@ def hand_title(hand: HandState) -> str:
     run = f" ({in_a_row(hand.dealer_streak + 1)})" if hand.dealer_streak else ""
     if hand.outcome == "won":
         outcome = "won by " + ", ".join(hand.winners)
+    elif hand.false_win_by is not None:
+        outcome = f"void (false win by {hand.false_win_by})"
     elif hand.outcome == "void":
         outcome = "void (wall exhausted, no winner)"
     else:
@@ -90,7 +102,20 @@ def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> 
     console.print(Text(hand_title(hand), style="bold"))
     if not hand.transfers:
         console.print("no payments", style="dim")
-        return
+    else:
+        render_payments(hand, players, console)
+    if hand.stakes is not None:
+        console.print(balances_text(hand.stakes.as_dict(), hand.stakes.bust), markup=False)
+
+
+def balances_text(balances: Mapping[str, int], bust: Collection[str]) -> str:
+    """Table stakes: ``balances: ana 0 (bust)  bo 104 ...``."""
+    return "balances: " + "  ".join(
+        f"{p} {b}" + (" (bust)" if p in bust else "") for p, b in balances.items()
+    )
+
+
+def render_payments(hand: HandState, players: tuple[str, ...], console: Console) -> None:
     table = Table()
     table.add_column("line", justify="right")
     table.add_column("from")
@@ -136,22 +161,37 @@ def history_table(
     corrected: Mapping[int, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Table:
     """Each hand a row, each player a column; a corrected or voided hand says so after its
-    outcome."""
+    outcome. Under table stakes a last column holds each player's balance after the hand."""
     table = Table(title=f"History of {match}", title_justify="left")
     table.add_column("hand", justify="right")
     table.add_column("dealer")
     table.add_column("wind")
     table.add_column("outcome")
     player_columns(table, players)
+    staked = any(e.balances is not None for e in entries)
+    if staked:
+        table.add_column("balances")
     for e in entries:
         outcome = e.outcome + (" (" + ", ".join(e.winners) + ")" if e.winners else "")
         for c in (corrected or {}).get(e.number, []):
             outcome += f"; {c['kind']} {c['when'][:10]} by {c['by']}: {c['reason']}"
-        table.add_row(
+        row: list[Text | str] = [
             str(e.number),
             Text(e.dealer),
             e.round_wind,
             Text(outcome),
             *(money(e.net.get(p, 0)) for p in players),
-        )
+        ]
+        if staked:
+            row.append(Text("  ".join(f"{p} {b}" for p, b in (e.balances or {}).items())))
+        table.add_row(*row)
     return table
+
+
+def first_bust(entries: Sequence[Any]) -> dict[str, int]:
+    """Table stakes: each bust player and the hand in which they went bust."""
+    bust: dict[str, int] = {}
+    for e in entries:
+        for p in e.bust:
+            bust.setdefault(p, e.number)
+    return bust

@@ -32,6 +32,8 @@ REASON_NAMES: Final = {
     "flower_pig": N_("reason.flower_pig"),
     "not_ready": N_("reason.not_ready"),
     "kong_refund": N_("reason.kong_refund"),
+    "liability": N_("reason.liability"),
+    "false_win": N_("reason.false_win"),
 }
 MARKS: Final = {"corrected": N_("report.corrected"), "voided": N_("report.voided")}
 COLUMNS: Final = (

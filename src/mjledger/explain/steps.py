@@ -38,6 +38,7 @@ from mjledger.log.codec import parse_log
 from mjledger.log.events import (
     Discarded,
     Event,
+    FalseWin,
     HandStarted,
     KongDeclared,
     SelfDrawn,
@@ -442,9 +443,28 @@ def _opening_operands(start: HandState) -> dict[str, Any]:
     }
 
 
+def _uses_variants(hand: HandState) -> bool:
+    """Whether the hand's money follows variants (docs/rules.md, "Variants") that this module
+    has no arithmetic for: a variant key switched on, a variant value of a contract key, or
+    table stakes (which may cut any payment)."""
+    rules = hand.rules
+    if hand.stakes is not None:
+        return True
+    for a in attrs.fields(type(rules)):
+        if a.metadata.get("variant") and getattr(rules, a.name) != a.default:
+            return True
+    return getattr(rules, "discard_pays", None) == "half" or (
+        getattr(rules, "kong_passing_split", None) == "each_full"
+    )
+
+
 def _event_steps(b: _Builder, hand: HandState, event: HandEvent, line: int | None) -> None:
     rules = hand.rules
-    builtin = isinstance(rules, HongKongRules | SichuanRules)
+    builtin = isinstance(rules, HongKongRules | SichuanRules) and not _uses_variants(hand)
+    if isinstance(event, FalseWin) or (
+        isinstance(event, WonOnDiscard | SelfDrawn) and event.liable
+    ):
+        builtin = False  # a false win, a liable player: settled by the variants
     if not builtin and not isinstance(event, VoidSuitChosen | Discarded):
         _other_ruleset(b, hand, event.TYPE, line, {line})
     elif isinstance(event, VoidSuitChosen):
@@ -501,13 +521,16 @@ def _other_ruleset(
     lines: set[int | None],
     reason: str | None = None,
 ) -> None:
-    """A rule set mjledger has no arithmetic for (a plugin's): the step shows what the rule
-    set's hooks settled on these lines, without the sums behind it."""
+    """A rule set mjledger has no arithmetic for (a plugin's), or a built-in one under variants:
+    the step shows what the rule set's hooks settled on these lines, without the sums."""
     money = b.claims.take_all(lines, reason)
     if not money and reason is not None:
         return
     total = sum(p.amount for p in money)
-    sentence = Sentence(N_("other_ruleset"), {"ruleset": hand.ruleset, "amount": total})
+    if isinstance(hand.rules, HongKongRules | SichuanRules):
+        sentence = Sentence(N_("variants_settled"), {"amount": total})
+    else:
+        sentence = Sentence(N_("other_ruleset"), {"ruleset": hand.ruleset, "amount": total})
     b.add(line, event, reason, [sentence], {"ruleset": hand.ruleset, "amount": total}, money=money)
 
 
@@ -705,7 +728,7 @@ def _passing(b: _Builder, hand: HandState, run: OpenWins) -> None:
     """The close of a run of wins on one discard: the discarder's kong money passes (or not)."""
     rules = hand.rules
     kongs = hand.kong_runs[hand.players.index(run.discarder)]
-    if not isinstance(rules, HongKongRules | SichuanRules):
+    if not isinstance(rules, HongKongRules | SichuanRules) or _uses_variants(hand):
         at = {line for _, line in run.winners}
         _other_ruleset(b, hand, WonOnDiscard.TYPE, run.winners[0][1], at, "kong_money_passed")
         return

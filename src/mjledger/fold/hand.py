@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from typing import Final, cast
 
+import attrs
+
 from mjledger._replace import replacer
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import (
     Discarded,
     Event,
+    FalseWin,
     KongDeclared,
     SelfDrawn,
     VoidSuitChosen,
@@ -39,6 +42,7 @@ from mjledger.rules.state import (
     Transfer,
     net_of,
 )
+from mjledger.rules.table import FirstTurnFacts, first_turn_problem
 from mjledger.rules.tiles import derive_win, seat_wind
 
 __all__ = [
@@ -62,7 +66,9 @@ _evolve = replacer(HandState)
 MAX_KONGS: Final = 4  # per player per hand, under every rule set
 
 
-HandEvent = VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted
+HandEvent = (
+    VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted | FalseWin
+)
 _WINS = (WonOnDiscard, SelfDrawn)
 
 
@@ -95,12 +101,16 @@ def evolve_hand(hand: HandState, event: HandEvent, line: int | None = None) -> H
         if isinstance(event, _WINS):
             return _won(ruleset, hand, event, line, refuse)
         if isinstance(event, WallExhausted):
-            transfers = ruleset.settle_wall(hand.rules, hand, event, line)
-            return _evolve(
-                hand, transfers=hand.transfers + transfers, ended=True, last_kong_by=None
-            )
+            dues = ruleset.settle_wall(hand.rules, hand, event, line)
+            return _evolve(_pay(hand, dues), ended=True, last_kong_by=None)
         if isinstance(event, VoidSuitChosen):
             return _void_suit_chosen(ruleset, hand, event, refuse)
+        if isinstance(event, FalseWin):
+            _in_play(hand, event.player, "player", refuse)
+            dues = ruleset.settle_false_win(hand.rules, hand, event.player, line)
+            return _evolve(
+                _pay(hand, dues), ended=True, last_kong_by=None, false_win_by=event.player
+            )
     except RuleError as exc:
         if exc.line is None and exc.event_type is None:
             raise refuse(exc.problem) from None
@@ -123,6 +133,20 @@ def close_hand(hand: HandState) -> HandState:
     return close_wins(hand) if hand.open_wins is not None else hand
 
 
+def _paid(hand: HandState, dues: tuple[Transfer, ...]) -> tuple[tuple[Transfer, ...], HandState]:
+    """One batch of dues as actually paid: all of it, or what table stakes let each payer pay
+    (variants.md, "Each event settles as one batch"); the hand with the stakes after it."""
+    if hand.stakes is None:
+        return dues, hand
+    paid, stakes = hand.stakes.settle(dues)
+    return paid, _evolve(hand, stakes=stakes)
+
+
+def _pay(hand: HandState, dues: tuple[Transfer, ...]) -> HandState:
+    paid, hand = _paid(hand, dues)
+    return _evolve(hand, transfers=hand.transfers + paid) if paid else hand
+
+
 # --- checks ---------------------------------------------------------------------------------
 
 
@@ -141,6 +165,8 @@ def _continues_wins(run: OpenWins, event: Event, refuse: _Refuse) -> bool:
             "robbing-kong wins and ordinary wins cannot share one run of wins "
             f"on {run.discarder!r}'s tile"
         )
+    if any(event.player == w for w, _ in run.winners):
+        raise refuse(f"{event.player!r} has already won on this tile of {run.discarder!r}")
     return True
 
 
@@ -148,22 +174,24 @@ def _win_context(hand: HandState, event: WonOnDiscard | SelfDrawn) -> WinContext
     """How the win happened, read off the hand so far (the log never says it outright)."""
     self_drawn = isinstance(event, SelfDrawn)
     discarder = None if isinstance(event, SelfDrawn) else event.from_
-    untouched = not hand.kongs and not hand.winners
+    kong_bloom = self_drawn and hand.last_kong_by == event.player
+    # The replacement tile of the winner's exposed kong: that kong was the hand's last line.
+    fed_by = hand.kongs[-1].fed_by if kong_bloom else None
     return WinContext(
         winner=event.player,
         discarder=discarder,
         self_drawn=self_drawn,
-        kong_bloom=self_drawn and hand.last_kong_by == event.player,
+        kong_bloom=kong_bloom,
         kong_cannon=isinstance(event, WonOnDiscard)
         and not event.robbing_kong
         and bool(hand.kong_runs[hand.players.index(event.from_)]),
         robbing_kong=isinstance(event, WonOnDiscard) and event.robbing_kong,
         last_tile=event.last_tile,
-        heavenly=self_drawn and event.player == hand.dealer and untouched and not hand.discarders,
-        earthly=self_drawn
-        and event.player != hand.dealer
-        and untouched
-        and event.player not in hand.discarders,
+        # Asserted by the log, never inferred from discards it leaves out (variants.md).
+        heavenly=event.first_turn and self_drawn and event.player == hand.dealer,
+        earthly=event.first_turn and not (self_drawn and event.player == hand.dealer),
+        liable=event.liable,
+        fed_by=fed_by,
         seat_wind=seat_wind(hand.players, hand.dealer, event.player),
         round_wind=hand.round_wind,
         void_suit=hand.void_suit(event.player),
@@ -265,15 +293,18 @@ def _kong_declared(
     payments = ruleset.kong_payments(hand.rules, hand, event)
     reason: Reason = f"kong_{event.kind}"  # type: ignore[assignment]
     transfers = _transfers(payments, event.player, reason, line)
-    collected = tuple((p[0], p[1]) for p in payments)
     runs = list(_reset_run(hand, event.from_) if event.from_ is not None else hand.kong_runs)
     i = hand.players.index(event.player)
     runs[i] = (*runs[i], len(hand.kongs))
+    paid, hand = _paid(hand, transfers)
+    kong = KongPayment(
+        event.player, event.kind, line, tuple((t.payer, t.amount) for t in paid), event.from_
+    )
     return _evolve(
         hand,
-        kongs=(*hand.kongs, KongPayment(event.player, event.kind, line, collected)),
+        kongs=(*hand.kongs, kong),
         kong_runs=tuple(runs),
-        transfers=hand.transfers + transfers,
+        transfers=hand.transfers + paid,
         last_kong_by=event.player,
         discarders=discarders,
     )
@@ -292,21 +323,37 @@ def _won(
         _in_play(hand, discarder, "from", refuse)
         if discarder == event.player:
             raise refuse("a player cannot win on their own discard ('from' names the winner)")
+    if event.liable is not None:
+        if event.liable not in hand.players:
+            raise refuse(f"liable {event.liable!r} is not at the table ({', '.join(hand.players)})")
+        if event.liable == event.player:
+            raise refuse(
+                f"liable {event.liable!r} is the winner; the liable player is someone else"
+            )
+    if event.first_turn:
+        _check_first_turn(hand, event, refuse)
     context = _win_context(hand, event)
     fan, limit = _fan_of(ruleset, hand, event, context, refuse)
     reason: Reason = "self_drawn" if discarder is None else "won_on_discard"
     payments = ruleset.win_payments(hand.rules, hand, context, fan, limit)
     transfers = _transfers(payments, event.player, reason, line)
+    paid, hand = _paid(hand, transfers)
     changes = _record_win(hand, event.player, discarder)
     if discarder is not None:
         run = hand.open_wins
         if run is None:
-            run = OpenWins(discarder, context.robbing_kong, ((event.player, line),))
+            run = OpenWins(
+                discarder,
+                context.robbing_kong,
+                ((event.player, line),),
+                winners_before=hand.winners,
+                discarders_before=hand.discarders,
+            )
         else:
-            run = OpenWins(run.discarder, run.robbing_kong, (*run.winners, (event.player, line)))
+            run = attrs.evolve(run, winners=(*run.winners, (event.player, line)))
         changes["open_wins"] = run
         changes["discarders"] = hand.discarders | {discarder}
-    hand = _evolve(hand, transfers=hand.transfers + transfers, **changes)
+    hand = _evolve(hand, transfers=hand.transfers + paid, **changes)
     if ruleset.hand_ends_after_win(hand):
         return _evolve(close_hand(hand), ended=True)
     return hand
@@ -322,12 +369,35 @@ def _transfers(
     )
 
 
+def _check_first_turn(hand: HandState, event: WonOnDiscard | SelfDrawn, refuse: _Refuse) -> None:
+    """variants.md, "First turn": refuse the flag where the log contradicts it. A later winner
+    on the same discard is checked against the hand as it was before that discard's first win
+    ("Several winners on the dealer's first discard may each carry it")."""
+    discarder = event.from_ if isinstance(event, WonOnDiscard) else None
+    run = hand.open_wins if discarder is not None else None
+    facts = FirstTurnFacts(
+        dealer=hand.dealer,
+        winner=event.player,
+        discarder=discarder,
+        kongs=bool(hand.kongs),
+        earlier_winners=hand.winners if run is None else run.winners_before,
+        discarders=hand.discarders if run is None else run.discarders_before,
+        has_melds=bool(event.melds),
+    )
+    problem = first_turn_problem(facts)
+    if problem is not None:
+        raise refuse(problem)
+
+
 def _record_win(hand: HandState, winner: str, discarder: str | None) -> dict[str, object]:
-    changes: dict[str, object] = {"winners": (*hand.winners, winner), "last_kong_by": None}
+    # Blood flow keeps winners in: "`winners` lists each winner once, in order of their first win".
+    winners = hand.winners if winner in hand.winners else (*hand.winners, winner)
+    changes: dict[str, object] = {"winners": winners, "last_kong_by": None}
     if not hand.first_winners:
         changes["first_winners"] = (winner,)
         changes["first_discarder"] = discarder
-    elif hand.open_wins is not None and len(hand.winners) == len(hand.first_winners):
+        changes["first_run_open"] = discarder is not None
+    elif hand.first_run_open and hand.open_wins is not None:
         changes["first_winners"] = (*hand.first_winners, winner)
     return changes
 
@@ -338,12 +408,14 @@ def close_wins(hand: HandState) -> HandState:
     assert run is not None
     i = hand.players.index(run.discarder)
     run_kongs = hand.kong_runs[i]
-    hand = _evolve(hand, open_wins=None, kong_runs=_reset_run(hand, run.discarder))
+    hand = _evolve(
+        hand, open_wins=None, kong_runs=_reset_run(hand, run.discarder), first_run_open=False
+    )
     if not run_kongs:
         return hand
-    passed = find_ruleset(hand.ruleset).kong_money_passing(hand.rules, hand, run, run_kongs)
-    if not passed:
+    ruleset = find_ruleset(hand.ruleset)
+    dues, passed = ruleset.kong_money_passing(hand.rules, hand, run, run_kongs)
+    if not dues:
         return hand
-    return _evolve(
-        hand, transfers=hand.transfers + passed, passed=hand.passed | frozenset(run_kongs)
-    )
+    # Passed money is one batch (variants.md, "Table stakes").
+    return _evolve(_pay(hand, dues), passed=hand.passed | frozenset(passed))

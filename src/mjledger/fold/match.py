@@ -17,6 +17,7 @@ from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.rules.house import default_rules
 from mjledger.rules.protocol import HouseRules
 from mjledger.rules.registry import find_ruleset
+from mjledger.rules.table import Stakes
 
 
 @frozen
@@ -35,6 +36,9 @@ class MatchState:
     hands_started: int = 0
     hand: HandState | None = None
     over: bool = False
+    # Table stakes (variants.md): the balances between hands, and what the match started with.
+    stakes: Stakes | None = None
+    initial_stakes: dict[str, int] | None = None
 
     @property
     def round_wind(self) -> Wind:
@@ -49,6 +53,8 @@ def start(event: Event, line: int | None = None) -> MatchState:
             players=event.players,
             rules=event.rules or default_rules(event.ruleset),
             match_id=event.match,
+            stakes=None if event.stakes is None else Stakes.start(event.players, event.stakes),
+            initial_stakes=event.stakes,
         )
     if isinstance(event, HandStarted):
         return _start_stand_alone(event, line)
@@ -88,6 +94,8 @@ def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
     if not ruleset.round_winds and wind != "east":
         raise refuse(f"round_wind is not part of {ruleset.title} play; its hands are all 'east'")
     rules = event.rules or default_rules(event.ruleset)
+    # Only the store's copy of a hand's context carries the balances it started with.
+    stakes = None if event.stakes is None else Stakes.start(event.players, event.stakes)
     hand = HandState(
         ruleset=event.ruleset,
         rules=rules,
@@ -96,6 +104,7 @@ def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
         dealer=event.dealer,
         dealer_streak=event.dealer_streak or 0,
         round_wind=wind,
+        stakes=stakes,
     )
     return MatchState(
         ruleset=event.ruleset,
@@ -107,6 +116,7 @@ def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
         wind_index=WINDS.index(wind),
         hands_started=1,
         hand=hand,
+        stakes=stakes,
     )
 
 
@@ -170,6 +180,11 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
     if state.hand is not None and not state.hand.ended:
         raise refuse(f"hand {state.hand.number} has not ended yet")
     if state.over:
+        bust = state.stakes.bust if state.stakes is not None else ()
+        if bust:
+            who = ", ".join(repr(p) for p in state.players if p in bust)
+            number = state.hand.number if state.hand is not None else state.hands_started
+            raise refuse(f"the match is over: {who} went bust in hand {number}")
         raise refuse("the match is over: the north round has finished")
     if state.hands_started == 0:
         dealer = event.dealer if event.dealer is not None else state.players[0]
@@ -190,6 +205,7 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
         dealer=state.next_dealer,
         dealer_streak=state.next_streak,
         round_wind=state.round_wind,
+        stakes=state.stakes,
     )
     return attrs.evolve(state, hands_started=state.hands_started + 1, hand=hand)
 
@@ -207,6 +223,8 @@ def rotate(state: MatchState, hand: HandState) -> MatchState:
             over = True
         else:
             wind_index += 1
+    if hand.stakes is not None and hand.stakes.bust and not state.stand_alone:
+        over = True  # "the match ends with the hand in which anyone went bust"
     next_dealer = None if over else dealer
     return attrs.evolve(
         state,
@@ -215,4 +233,5 @@ def rotate(state: MatchState, hand: HandState) -> MatchState:
         next_streak=streak,
         wind_index=wind_index,
         over=over,
+        stakes=hand.stakes,
     )

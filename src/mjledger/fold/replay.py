@@ -37,8 +37,9 @@ class Replay:
         return net_of(self.players, (t for h in self.hands for t in h.transfers))
 
     def to_json(self) -> dict[str, Any]:
-        """Exactly the replay output of log-format.md ("Replay output")."""
-        return {
+        """Exactly the replay output of log-format.md ("Replay output"); with table stakes
+        also ``stakes``, the balances the match started with (variants.md)."""
+        out = {
             "ruleset": self.ruleset,
             "match": self.match,
             "players": list(self.players),
@@ -46,6 +47,9 @@ class Replay:
             "hands": [hand_to_json(h) for h in self.hands],
             "totals": self.totals(),
         }
+        if self.state.initial_stakes is not None:
+            out["stakes"] = {p: self.state.initial_stakes[p] for p in self.players}
+        return out
 
 
 def _is_tuple(t: Any) -> bool:
@@ -82,6 +86,8 @@ def hand_to_json(hand: HandState) -> dict[str, Any]:
         "transfers": OUTPUT.unstructure(hand.transfers, tuple[Transfer, ...]),
         "net": hand.net(),
         "next_dealer": hand.next_dealer,
+        # Table stakes (variants.md): each player's balance after the hand.
+        **({} if hand.stakes is None else {"balances": hand.stakes.as_dict()}),
     }
 
 

@@ -117,7 +117,7 @@ def _nested(value: Any, depth: int) -> bytes:
 
 def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[bytes]:
     """The bytes of ``json.dumps(replay.to_json(), ensure_ascii=False, indent=2)``, in pieces,
-    a hand at a time (log-format.md, "Replay output")."""
+    a hand at a time (log-format.md, "Replay output"; with table stakes, ``stakes`` last)."""
     stream = HandStream(events)
     opened = False
     for hand in stream:
@@ -133,7 +133,13 @@ def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[by
         yield _head(stream.state) + b"]"
     else:
         yield b"\n  ]"
-    yield b',\n  "totals": ' + _nested(stream.totals, 1) + b"\n}"
+    yield b',\n  "totals": ' + _nested(stream.totals, 1)
+    state = stream.state
+    assert state is not None
+    if state.initial_stakes is not None:  # table stakes (variants.md), after the totals
+        stakes = {p: state.initial_stakes[p] for p in state.players}
+        yield b',\n  "stakes": ' + _nested(stakes, 1)
+    yield b"\n}"
 
 
 def _head(state: MatchState) -> bytes:

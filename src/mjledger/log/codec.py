@@ -34,6 +34,7 @@ from mjledger.log.events import (
     EVENT_CLASSES,
     EVENT_TYPES,
     Event,
+    HandStarted,
     MeldRecord,
     PlayerAtWallEnd,
     RulesetName,
@@ -249,6 +250,13 @@ def event_from_json(obj: object) -> Event:
         known = ", ".join(EVENT_TYPES)
         raise FormatError(f"unknown event type {_describe(tag)} (known: {known})")
     cls = EVENT_TYPES[tag]
+    if cls is HandStarted and "stakes" in obj:
+        # Only the store's copy of a hand's context holds its opening balances.
+        raise FormatError(
+            "hand_started carries no stakes: a match sets them on match_started, and a "
+            "stand-alone hand cannot carry them",
+            event_type=tag,
+        )
     fields = {k: v for k, v in obj.items() if k != "type"}
     try:
         event: Event = structure(fields, cls)

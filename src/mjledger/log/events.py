@@ -61,6 +61,40 @@ def _format_one(_inst: object, _attribute: object, value: int | None) -> None:
         raise FormatError(f"format {value!r} is not supported (this is format 1)")
 
 
+# variants.md, "Table stakes": "integers from 1 to 10^12".
+MAX_TABLE_STAKE: Final = 10**12
+
+
+def _stakes_in_range(_inst: object, _attribute: object, value: dict[str, int] | None) -> None:
+    for player, stake in (value or {}).items():
+        if type(stake) is not int:
+            raise FormatError(f"stakes: {player!r}: expected an integer, not {stake!r}")
+        if not 1 <= stake <= MAX_TABLE_STAKE:
+            raise FormatError(
+                f"stakes: {player!r}: stake {stake} is out of range (1 to {MAX_TABLE_STAKE})"
+            )
+
+
+def _balances(_inst: object, _attribute: object, value: dict[str, int] | None) -> None:
+    """Balances between hands: whole points, but no longer bounded by the opening range."""
+    for player, balance in (value or {}).items():
+        if type(balance) is not int or balance < 0:
+            raise FormatError(f"stakes: {player!r}: a balance is a whole number, not {balance!r}")
+
+
+def _stakes_of_players(players: tuple[str, ...], stakes: dict[str, int] | None) -> None:
+    if stakes is None:
+        return
+    for player in players:
+        if player not in stakes:
+            raise FormatError(f"stakes leave out {player!r}")
+    for player in stakes:
+        if player not in players:
+            raise FormatError(
+                f"stakes name {player!r}, who is not at the table ({', '.join(players)})"
+            )
+
+
 @frozen
 class MeldRecord:
     """A meld as a log writes it: ``{"kind": "pung", "tiles": "555p"}``."""
@@ -83,6 +117,11 @@ class MatchStarted:
     match: str | None = field(default=None, validator=check.optional(check.non_empty))
     rules: HouseRules | None = None
     format: int | None = field(default=None, validator=_format_one)
+    # Table stakes (variants.md): each player's balance when the match starts.
+    stakes: dict[str, int] | None = field(default=None, validator=_stakes_in_range)
+
+    def __attrs_post_init__(self) -> None:
+        _stakes_of_players(self.players, self.stakes)
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, object]) -> None:
@@ -108,12 +147,23 @@ class HandStarted:
     dealer_streak: int | None = field(default=None, validator=check.optional(check.int_between(0)))
     round_wind: Wind | None = field(default=None, validator=check.optional(check.one_of(*WINDS)))
     format: int | None = field(default=None, validator=_format_one)
+    # Not part of a log ("a stand-alone hand cannot carry" stakes; the codec refuses it): the
+    # store's copy of a hand's context keeps each player's balance when the hand started, so
+    # a hand's stream settles on its own as the match did.
+    stakes: dict[str, int] | None = field(
+        default=None, validator=_balances, metadata={"store_only": True}
+    )
+
+    def __attrs_post_init__(self) -> None:
+        if self.players is not None:
+            _stakes_of_players(self.players, self.stakes)
 
     @property
     def stand_alone(self) -> bool:
         """True when the line carries its own table (a hand cut out of a match)."""
         return (
-            self.ruleset is not None
+            self.stakes is not None
+            or self.ruleset is not None
             or self.players is not None
             or self.rules is not None
             or self.match is not None
@@ -180,6 +230,10 @@ class WonOnDiscard:
     winning_tile: str | None = field(default=None, validator=check.optional(check.tile))
     melds: tuple[MeldRecord, ...] | None = None
     last_tile: bool = field(default=False, validator=check.one_of(False, True))
+    # variants.md: a heavenly or earthly win, asserted (never inferred from missing lines).
+    first_turn: bool = field(default=False, validator=check.one_of(False, True))
+    # variants.md, Hong Kong liability (包): the player who pays everything the win collects.
+    liable: str | None = field(default=None, validator=check.optional(check.non_empty))
 
 
 @frozen
@@ -195,6 +249,18 @@ class SelfDrawn:
     winning_tile: str | None = field(default=None, validator=check.optional(check.tile))
     melds: tuple[MeldRecord, ...] | None = None
     last_tile: bool = field(default=False, validator=check.one_of(False, True))
+    first_turn: bool = field(default=False, validator=check.one_of(False, True))
+    liable: str | None = field(default=None, validator=check.optional(check.non_empty))
+
+
+@frozen
+class FalseWin:
+    """Hong Kong 詐糊 (variants.md): a player declared a win they did not have. They pay each of
+    the others a limit self-draw's share, and the hand ends void."""
+
+    TYPE: ClassVar[str] = "false_win"
+    class_version: ClassVar[int] = 1
+    player: str = field(validator=check.non_empty)
 
 
 @frozen
@@ -252,6 +318,7 @@ Event = (
     | KongDeclared
     | WonOnDiscard
     | SelfDrawn
+    | FalseWin
     | WallExhausted
 )
 Win = WonOnDiscard | SelfDrawn
@@ -271,5 +338,6 @@ EVENT_CLASSES: Final[tuple[type[Event], ...]] = (
     WonOnDiscard,
     SelfDrawn,
     WallExhausted,
+    FalseWin,
 )
 EVENT_TYPES: Final[dict[str, type[Event]]] = {cls.TYPE: cls for cls in EVENT_CLASSES}

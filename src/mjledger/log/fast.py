@@ -127,7 +127,9 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
         json_name = "from" if a.name == "from_" else a.name
         try:
             wire, convert = _wire_type(hints[a.name])
-            strict_only = False
+            # A field only the store writes: a log line carrying it is the strict codec's to
+            # refuse (HandStarted.stakes).
+            strict_only = bool(a.metadata.get("store_only"))
         except _UntranslatableError:
             wire, convert, strict_only = Any, None, True
         struct_name = a.name

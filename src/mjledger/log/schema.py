@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, get_args, get_origin
 import attrs
 
 from mjledger._checks import TILE, TILES
-from mjledger.log.events import EVENT_CLASSES, RulesetName
+from mjledger.log.events import EVENT_CLASSES, MAX_TABLE_STAKE, RulesetName
 from mjledger.rules.house import MAX_STAKE
 from mjledger.rules.registry import ruleset_names, rulesets
 
@@ -42,6 +42,13 @@ _EXTRA: Final[dict[str, dict[str, Any]]] = {
     "base": {"minimum": 1, "maximum": MAX_STAKE},
     "min_fan": {"minimum": 0, "maximum": 13},
     "format": {"const": 1},
+    "liable": _PLAYER,
+    "stakes": {
+        "additionalProperties": {"type": "integer", "minimum": 1, "maximum": MAX_TABLE_STAKE},
+        "propertyNames": {"minLength": 1},
+        "minProperties": 4,
+        "maxProperties": 4,
+    },
 }
 
 
@@ -73,6 +80,8 @@ def _class_schema(cls: type, tag: str | None = None) -> dict[str, Any]:
         properties["type"] = {"const": tag}
         required.append("type")
     for field in attrs.fields(cls):
+        if field.metadata.get("store_only"):
+            continue  # the store's own copy of a context, never in a log
         name = "from" if field.name == "from_" else field.name
         if field.name == "rules":
             properties[name] = {"type": "object"}

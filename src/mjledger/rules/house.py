@@ -17,6 +17,9 @@ from mjledger.errors import FormatError
 from mjledger.rules.registry import find_ruleset, ruleset_of
 
 MAX_STAKE: Final = 1_000_000
+# Field metadata of a variant key (variants.md): listed in the output's ``rules`` (and stored)
+# only when set to something other than its default, so a log without variants is unchanged.
+VARIANT: Final = {"variant": True}
 
 
 def default_rules(ruleset: str) -> Any:
@@ -49,6 +52,15 @@ def rules_from_json(ruleset: str, raw: object) -> Any:
 
 def rules_to_json(rules: Any) -> dict[str, object]:
     """Every contract key present (as the replay output's ``rules`` requires), plus the
-    extension options that are switched on."""
+    extension options that are switched on and the variant keys set to something other than
+    their default (variants.md: "new keys appear in the output's `rules` only when set")."""
     extensions = ruleset_of(rules).extension_keys
-    return {k: v for k, v in attrs.asdict(rules).items() if k not in extensions or v is not False}
+    out: dict[str, object] = {}
+    for a in attrs.fields(type(rules)):
+        value = getattr(rules, a.name)
+        if a.name in extensions and value is False:
+            continue
+        if a.metadata.get("variant") and value == a.default:
+            continue
+        out[a.name] = value
+    return out

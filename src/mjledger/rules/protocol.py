@@ -47,8 +47,13 @@ class WinContext:
     kong_cannon: bool = False  # won on the discard right after the discarder's kong
     robbing_kong: bool = False
     last_tile: bool = False
-    heavenly: bool = False  # first turn: the dealer's self-draw before any discard or kong
-    earthly: bool = False  # first turn: a non-dealer's self-draw before their first discard
+    # First turn (variants.md), asserted by the win's "first_turn": heavenly is the dealer's
+    # self-draw, earthly a non-dealer's self-draw or win on the dealer's first discard.
+    heavenly: bool = False
+    earthly: bool = False
+    liable: str | None = None  # Hong Kong 包: the player who pays everything the win collects
+    # A self-draw on the replacement tile of the winner's exposed kong: who fed that kong.
+    fed_by: str | None = None
     seat_wind: str = "east"
     round_wind: str = "east"
     void_suit: str | None = None
@@ -146,6 +151,13 @@ class Ruleset(Protocol):
         """Whether a winner takes no further part in the hand (blood flow keeps them in)."""
         ...
 
+    def settle_false_win(
+        self, rules: HouseRules, hand: HandState, player: str, line: int | None
+    ) -> tuple[Transfer, ...]:
+        """What a false win (詐糊) costs its player; refuses it where the rule set has none.
+        The hand then ends void."""
+        ...
+
     # --- kongs ----------------------------------------------------------------------------
     def kong_payments(self, rules: HouseRules, hand: HandState, event: KongDeclared) -> Payments:
         """What a kong collects at once (kept: it may still pass on or be refunded)."""
@@ -153,8 +165,9 @@ class Ruleset(Protocol):
 
     def kong_money_passing(
         self, rules: HouseRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
-    ) -> tuple[Transfer, ...]:
-        """When a run of wins on one discard closes: the discarder's kongs' money that passes."""
+    ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
+        """When a run of wins on one discard closes: the discarder's kongs' money that passes
+        (what each winner is due), and which of ``kongs`` count as passed."""
         ...
 
     # --- the end of a hand ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from attrs import frozen
 from mjledger.log.events import Wind
 from mjledger.rules.protocol import HouseRules
 from mjledger.rules.registry import find_ruleset
+from mjledger.rules.table import Stakes
 
 Reason = Literal[
     "won_on_discard",
@@ -25,6 +26,8 @@ Reason = Literal[
     "flower_pig",
     "not_ready",
     "kong_refund",
+    "liability",
+    "false_win",
 ]
 REASONS: Final[tuple[Reason, ...]] = get_args(Reason)
 Outcome = Literal["unfinished", "won", "void"]
@@ -49,7 +52,8 @@ class KongPayment:
     player: str
     kind: str
     line: int | None
-    payments: tuple[tuple[str, int], ...]
+    payments: tuple[tuple[str, int], ...]  # what each payer actually paid (stakes may cut it)
+    fed_by: str | None = None  # an exposed kong's discarder
 
     @property
     def total(self) -> int:
@@ -63,6 +67,10 @@ class OpenWins:
     discarder: str
     robbing_kong: bool
     winners: tuple[tuple[str, int | None], ...]
+    # The hand before the run's first win: a first-turn claim on a later winner of the same
+    # discard is checked against it ("several winners on the dealer's first discard").
+    winners_before: tuple[str, ...] = ()
+    discarders_before: frozenset[str] = frozenset()
 
 
 @frozen
@@ -86,11 +94,14 @@ class HandState:
     open_wins: OpenWins | None = None
     first_winners: tuple[str, ...] = ()
     first_discarder: str | None = None
+    first_run_open: bool = False  # the first win's run of wins on one discard is still open
     last_kong_by: str | None = None
     # Who has discarded so far (a claimed discard counts): heavenly/earthly wins need it.
     discarders: frozenset[str] = frozenset()
     ended: bool = False
     next_dealer: str | None = None
+    false_win_by: str | None = None  # Hong Kong 詐糊: the hand ended void on this player's claim
+    stakes: Stakes | None = None  # table stakes: the balances so far (variants.md)
 
     @property
     def outcome(self) -> Outcome:
@@ -100,6 +111,10 @@ class HandState:
 
     @property
     def still_in(self) -> tuple[str, ...]:
+        """Who takes part in the hand now: everyone but the winners, unless the rule set keeps
+        winners in (Sichuan blood flow)."""
+        if not find_ruleset(self.ruleset).winners_leave(self.rules):
+            return self.players
         return tuple(p for p in self.players if p not in self.winners)
 
     def net(self) -> dict[str, int]:

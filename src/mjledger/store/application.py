@@ -298,8 +298,10 @@ class Ledger(Application[uuid.UUID]):
         *,
         match_id: str | None = None,
         table: str | None = None,
+        stakes: dict[str, int] | None = None,
     ) -> str:
-        """Open a match (at a table, under the table's rules at this moment); returns its id."""
+        """Open a match (at a table, under the table's rules at this moment); returns its id.
+        ``stakes``: each player's balance when the match starts (table stakes, variants.md)."""
         match_id = match_id or new_match_id()
         saved: list[Recorded] = []
         if table is not None:
@@ -314,12 +316,14 @@ class Ledger(Application[uuid.UUID]):
             saved.append(seal(table_stream(table), t.version + 1, MatchOpened(match_id), t.digest))
         if ruleset is None or players is None:
             raise StoreError("a match needs a ruleset and four players (or a table)")
-        # A bad rule set, table or house rule is a FormatError, as in a log's match_started.
+        # A bad rule set, table, house rule or stakes is a FormatError, as in a log's
+        # match_started.
         event = MatchStarted(
             ruleset=ruleset,  # type: ignore[arg-type]
             players=tuple(players),
             match=match_id,
             rules=_rules(ruleset, rules),
+            stakes=stakes,
         )
         saved.insert(0, seal(match_stream(match_id), 1, event, GENESIS))
         self._save(saved, f"match {match_id!r}")

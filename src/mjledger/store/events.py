@@ -35,6 +35,9 @@ class HandClosed:
     next_streak: int
     next_round_wind: Wind
     match_over: bool = False
+    # Table stakes (variants.md): the balances after the hand, and who is bust.
+    balances: dict[str, int] | None = None
+    bust: tuple[str, ...] = ()
 
 
 @frozen

@@ -62,6 +62,8 @@ def stand_alone_start(state: MatchState, hand: HandState) -> HandStarted:
         number=hand.number,
         dealer_streak=hand.dealer_streak,
         round_wind=hand.round_wind if find_ruleset(state.ruleset).round_winds else None,
+        # The balances the hand starts from: its stream then settles stakes on its own.
+        stakes=None if hand.stakes is None else hand.stakes.as_dict(),
     )
 
 
@@ -81,6 +83,8 @@ def closing_of(hand: HandState, rotated: MatchState, events: int, digest: str) -
         next_streak=rotated.next_streak,
         next_round_wind=rotated.round_wind,
         match_over=rotated.over,
+        balances=None if hand.stakes is None else hand.stakes.as_dict(),
+        bust=() if hand.stakes is None else tuple(p for p in hand.players if p in hand.stakes.bust),
     )
 
 

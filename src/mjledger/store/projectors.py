@@ -14,6 +14,7 @@ from mjledger.fold.hand import HandState, evolve_hand
 from mjledger.fold.match import MatchState, start
 from mjledger.log.events import WINDS, Event, MatchStarted
 from mjledger.rules.protocol import HouseRules
+from mjledger.rules.table import Stakes
 from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
 from mjledger.store.records import Recorded
 
@@ -87,6 +88,9 @@ def project_match(record: MatchRecord | None, stored: Iterable[Recorded]) -> Mat
             wind_index=WINDS.index(event.next_round_wind),
             hands_started=event.number,
             over=event.match_over,
+            stakes=record.state.stakes
+            if event.balances is None
+            else Stakes.start(record.state.players, event.balances).with_bust(event.bust),
         )
         record = MatchRecord(
             version=r.originator_version,

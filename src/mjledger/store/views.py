@@ -92,10 +92,19 @@ SQL: Final[dict[str, str]] = {
     "select_damaged_matches": "SELECT DISTINCT match FROM view_damage WHERE match IS NOT NULL",
     "forget_hands": "DELETE FROM view_hands WHERE match = ?",
     "forget_net": "DELETE FROM view_hand_net WHERE match = ?",
+    "forget_balances": "DELETE FROM view_hand_balances WHERE match = ?",
+    # Table stakes (variants.md): each player's balance after each hand (in seat order), and
+    # who is bust.
+    "create_hand_balances": (
+        "CREATE TABLE IF NOT EXISTS view_hand_balances (match TEXT NOT NULL, "
+        "number INTEGER NOT NULL, seat INTEGER NOT NULL, player TEXT NOT NULL, "
+        "balance BIGINT NOT NULL, bust INTEGER NOT NULL, PRIMARY KEY (match, number, player))"
+    ),
     "drop": (
         "DROP TABLE IF EXISTS view_matches; DROP TABLE IF EXISTS view_hand_ids; "
         "DROP TABLE IF EXISTS view_hands; DROP TABLE IF EXISTS view_hand_net; "
         "DROP TABLE IF EXISTS view_damage; DROP TABLE IF EXISTS view_progress; "
+        "DROP TABLE IF EXISTS view_hand_balances; "
         "DELETE FROM tracking WHERE application_name = 'mjledger'"
     ),
     "count_applied": (
@@ -132,6 +141,21 @@ SQL: Final[dict[str, str]] = {
         "INSERT INTO view_hand_net (match, number, ruleset, player, amount) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (match, number, player) "
         "DO UPDATE SET amount = excluded.amount"
+    ),
+    "upsert_balance": (
+        "INSERT INTO view_hand_balances (match, number, seat, player, balance, bust) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (match, number, player) "
+        "DO UPDATE SET balance = excluded.balance, bust = excluded.bust"
+    ),
+    "latest_balances": (
+        "SELECT b.match, b.player, b.balance, b.bust FROM view_hand_balances b "
+        "JOIN view_matches m ON m.match = b.match "
+        "WHERE b.number = (SELECT MAX(number) FROM view_hand_balances WHERE match = b.match) "
+        "ORDER BY m.seq, b.seat"
+    ),
+    "history_balances": (
+        "SELECT number, player, balance, bust FROM view_hand_balances WHERE match = ? "
+        "ORDER BY number, seat"
     ),
     "scores_by_match": (
         "SELECT m.match, n.player, SUM(n.amount) FROM view_hand_net n "
@@ -174,10 +198,16 @@ class HistoryEntry:
     winners: tuple[str, ...]
     net: dict[str, int]
     next_dealer: str | None
+    balances: dict[str, int] | None = None  # with table stakes: after the hand
+    bust: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        """The same keys, in the same order, as a hand of the replay output (without transfers)."""
-        return cast(dict[str, object], OUTPUT.unstructure(self))
+        """The same keys, in the same order, as a hand of the replay output (without
+        transfers); ``balances`` and ``bust`` only where the match is played for stakes."""
+        out = cast(dict[str, object], OUTPUT.unstructure(self))
+        if self.balances is None:
+            del out["balances"], out["bust"]
+        return out
 
 
 @frozen
@@ -203,6 +233,7 @@ VIEW_TABLES: Final = (
     "create_hand_net",
     "create_progress",
     "create_damage",
+    "create_hand_balances",
 )
 
 
@@ -383,6 +414,7 @@ class ViewsCore:
             damaged.add(match)
             c.execute(self.sql["forget_hands"], (match,))
             c.execute(self.sql["forget_net"], (match,))
+            c.execute(self.sql["forget_balances"], (match,))
 
     def damage(self) -> list[tuple[str | None, str]]:
         """What the views left out: (match or None when unknown, problem) per unreadable
@@ -409,6 +441,14 @@ class ViewsCore:
             self.sql["upsert_net"],
             [(match, number, hand.ruleset, p, a) for p, a in hand.net().items()],
         )
+        if hand.stakes is not None:
+            c.executemany(
+                self.sql["upsert_balance"],
+                [
+                    (match, number, seat, p, b, int(p in hand.stakes.bust))
+                    for seat, (p, b) in enumerate(hand.stakes.as_dict().items())
+                ],
+            )
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drop every view row and the tracking position, then replay the whole log."""
@@ -450,10 +490,27 @@ class ViewsCore:
     def longest_streaks(self) -> dict[str, int]:
         return {dealer: int(streak) for dealer, streak in self._rows("longest_streaks")}
 
+    def stakes_by_match(self) -> dict[str, dict[str, Any]]:
+        """Matches played for table stakes: each player's balance now, and who is bust."""
+        out: dict[str, dict[str, Any]] = {}
+        for match, player, balance, bust in self._rows("latest_balances"):
+            entry = out.setdefault(match, {"balances": {}, "bust": []})
+            entry["balances"][player] = int(balance)
+            if bust:
+                entry["bust"].append(player)
+        return out
+
     def history(self, match: str) -> list[HistoryEntry]:
         nets: dict[int, dict[str, int]] = {}
         for number, player, amount in self._rows("history_net", match):
             nets.setdefault(number, {})[player] = amount
+        balances: dict[int, dict[str, int]] = {}
+        bust: dict[int, list[str]] = {}
+        for number, player, balance, is_bust in self._rows("history_balances", match):
+            balances.setdefault(number, {})[player] = int(balance)
+            bust.setdefault(number, [])
+            if is_bust:
+                bust[number].append(player)
         return [
             HistoryEntry(
                 number,
@@ -464,6 +521,8 @@ class ViewsCore:
                 tuple(json.loads(winners)),
                 nets.get(number, {}),
                 nxt,
+                balances.get(number),
+                tuple(bust.get(number, ())),
             )
             for number, dealer, streak, wind, outcome, winners, nxt in self._rows("history", match)
         ]

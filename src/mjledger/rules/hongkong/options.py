@@ -8,7 +8,7 @@ from attrs import field, frozen
 
 from mjledger._checks import int_between, one_of
 from mjledger.errors import FormatError
-from mjledger.rules.house import MAX_STAKE
+from mjledger.rules.house import MAX_STAKE, VARIANT
 
 
 @frozen
@@ -24,13 +24,23 @@ class HongKongRules:
     fan_limit: Literal[8, 10, 13] = field(
         default=10, validator=one_of(10, 8, 13, what="house rule ")
     )
-    discard_pays: Literal["double", "all"] = field(
-        default="double", validator=one_of("double", "all", what="house rule ")
+    # "half" is the half-gun variant (variants.md): 1 share from the discarder, ½ from each other.
+    discard_pays: Literal["double", "all", "half"] = field(
+        default="double", validator=one_of("double", "all", "half", what="house rule ")
     )
     # Extension (docs/rules.md, "Fan from tiles"): score seven pairs (七對, 4 faan) from tiles.
     seven_pairs: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    # Variant (variants.md): after a void hand the dealer deals again, or the deal passes.
+    void_hand_dealer: Literal["stays", "passes"] = field(
+        default="stays", validator=one_of("stays", "passes", what="house rule "), metadata=VARIANT
+    )
 
     def __attrs_post_init__(self) -> None:
+        if self.discard_pays == "half" and self.points_per_unit % 2:
+            raise FormatError(
+                'house rule discard_pays "half" needs an even points_per_unit, '
+                f"not {self.points_per_unit}"
+            )
         if self.min_fan > self.fan_limit:
             raise FormatError(
                 f"house rule min_fan ({self.min_fan}) must be at most fan_limit ({self.fan_limit})"

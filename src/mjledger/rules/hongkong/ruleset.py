@@ -75,9 +75,16 @@ class HongKong:
         limit: bool,
     ) -> Payments:
         share = scoring.hongkong_share(rules, fan, limit)
-        if context.discarder is not None:
-            return ((context.discarder, scoring.hongkong_discard_payment(rules, share)),)
-        return tuple((p, share) for p in hand.still_in if p != context.winner)
+        if context.discarder is None:
+            payments: Payments = tuple((p, share) for p in hand.players if p != context.winner)
+        else:
+            payments = scoring.hongkong_discard_payments(
+                rules, share, context.discarder, [p for p in hand.players if p != context.winner]
+            )
+        if context.liable is not None:
+            # 包 (variants.md): the liable player "pays everything the win collects".
+            return ((context.liable, sum(p[1] for p in payments), "liability"),)
+        return payments
 
     def hand_ends_after_win(self, hand: HandState) -> bool:
         return True
@@ -85,13 +92,25 @@ class HongKong:
     def winners_leave(self, rules: HongKongRules) -> bool:
         return True
 
+    def settle_false_win(
+        self, rules: HongKongRules, hand: HandState, player: str, line: int | None
+    ) -> tuple[Transfer, ...]:
+        """詐糊 (variants.md): "the player pays each of the other three what a limit-hand
+        self-draw would collect (3 shares at fan_limit)"."""
+        amount = 3 * scoring.hongkong_share(rules, None, True)
+        return tuple(
+            Transfer(player, other, amount, "false_win", line)
+            for other in hand.players
+            if other != player
+        )
+
     def kong_payments(self, rules: HongKongRules, hand: HandState, event: KongDeclared) -> Payments:
         return ()  # Hong Kong kongs pay nothing (they score as fan); still remembered
 
     def kong_money_passing(
         self, rules: HongKongRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
-    ) -> tuple[Transfer, ...]:
-        return ()
+    ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
+        return (), ()
 
     def settle_wall(
         self, rules: HongKongRules, hand: HandState, event: WallExhausted, line: int | None
@@ -101,7 +120,11 @@ class HongKong:
         return ()
 
     def dealer_after(self, hand: HandState) -> str:
-        if not hand.winners or hand.winners[0] == hand.dealer:
+        if hand.winners:
+            passes = hand.winners[0] != hand.dealer
+        else:  # a void hand: the wall ran out, or a false win
+            passes = hand.rules.void_hand_dealer == "passes"
+        if not passes:
             return hand.dealer
         return hand.players[(hand.players.index(hand.dealer) + 1) % 4]
 

@@ -6,6 +6,7 @@ eventually lose a point.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from mjledger.rules.hongkong.options import HongKongRules
@@ -29,6 +30,13 @@ def hongkong_share(rules: HongKongRules, fan: int | None, limit: bool) -> int:
     return UNITS[rules.table][hongkong_counted_fan(rules, fan, limit)] * rules.points_per_unit
 
 
-def hongkong_discard_payment(rules: HongKongRules, share: int) -> int:
-    """What the discarder alone pays: 2 shares, or 3 under pay-for-all."""
-    return share * (3 if rules.discard_pays == "all" else 2)
+def hongkong_discard_payments(
+    rules: HongKongRules, share: int, discarder: str, payers: Sequence[str]
+) -> tuple[tuple[str, int], ...]:
+    """Who pays a win on a discard (or a robbed kong, the robbed player as the discarder):
+    the discarder alone 2 shares, or 3 under pay-for-all; under half gun (半銃, variants.md)
+    the discarder 1 share and each of the other ``payers`` half a share."""
+    if rules.discard_pays == "half":
+        # An even points_per_unit (checked with the rules) makes every share even.
+        return tuple((p, share if p == discarder else share // 2) for p in payers)
+    return ((discarder, share * (3 if rules.discard_pays == "all" else 2)),)

@@ -7,7 +7,7 @@ from typing import Final, Literal
 from attrs import field, frozen
 
 from mjledger._checks import int_between, one_of
-from mjledger.rules.house import MAX_STAKE
+from mjledger.rules.house import MAX_STAKE, VARIANT
 
 
 @frozen
@@ -24,14 +24,43 @@ class SichuanRules:
     kong_money_passing: bool = field(
         default=True, validator=one_of(True, False, what="house rule ")
     )
-    kong_passing_split: Literal["split", "none"] = field(
-        default="split", validator=one_of("split", "none", what="house rule ")
+    # "each_full" (variants.md): several winners each receive the whole passed money.
+    kong_passing_split: Literal["split", "none", "each_full"] = field(
+        default="split", validator=one_of("split", "none", "each_full", what="house rule ")
     )
     # Extensions (docs/rules.md, "Fan from tiles"): optional patterns scored from tiles.
     all_258_pungs: bool = field(default=False, validator=one_of(False, True, what="house rule "))
     terminals_in_all: bool = field(default=False, validator=one_of(False, True, what="house rule "))
     heavenly: bool = field(default=False, validator=one_of(False, True, what="house rule "))
     earthly: bool = field(default=False, validator=one_of(False, True, what="house rule "))
+    # Variants (variants.md, "Sichuan"), each off at its default and listed only when set.
+    blood_flow: bool = field(
+        default=False, validator=one_of(False, True, what="house rule "), metadata=VARIANT
+    )
+    exposed_kong_pays: Literal["discarder", "everyone"] = field(
+        default="discarder",
+        validator=one_of("discarder", "everyone", what="house rule "),
+        metadata=VARIANT,
+    )
+    kong_passing_scope: Literal["all", "last"] = field(
+        default="all", validator=one_of("all", "last", what="house rule "), metadata=VARIANT
+    )
+    claimed_kong_bloom: Literal["self_draw", "feeder_pays"] = field(
+        default="self_draw",
+        validator=one_of("self_draw", "feeder_pays", what="house rule "),
+        metadata=VARIANT,
+    )
+    pig_pays: Literal["non_pigs", "still_in"] = field(
+        default="non_pigs",
+        validator=one_of("non_pigs", "still_in", what="house rule "),
+        metadata=VARIANT,
+    )
+    not_ready_includes_pigs: bool = field(
+        default=True, validator=one_of(True, False, what="house rule "), metadata=VARIANT
+    )
+    refund_to_winners: bool = field(
+        default=True, validator=one_of(True, False, what="house rule "), metadata=VARIANT
+    )
 
     def enabled(self, option: str | None) -> bool:
         """Whether a fan-table row switched on by house rule ``option`` is on (None: always)."""

@@ -75,19 +75,36 @@ class Sichuan:
         limit: bool,
     ) -> Payments:
         assert fan is not None
+        if context.liable is not None:
+            raise RuleError("'liable' is a Hong Kong rule (包); a Sichuan win has no liable player")
         if context.discarder is not None:
             return ((context.discarder, scoring.sichuan_win_amount(rules, fan)),)
         amount = scoring.sichuan_self_draw_amount(rules, fan)
+        if context.fed_by is not None and rules.claimed_kong_bloom == "feeder_pays":
+            # 点杠花放炮 (variants.md): "only the player who fed that kong pays, what one payer
+            # of that self-draw would pay".
+            return ((context.fed_by, amount),)
         return tuple((p, amount) for p in hand.still_in if p != context.winner)
 
     def hand_ends_after_win(self, hand: HandState) -> bool:
         # Blood battle: play goes on until three players have won; the last cannot win alone.
-        return len(hand.winners) >= 3
+        # Blood flow (variants.md): only the wall ends the hand.
+        return not hand.rules.blood_flow and len(hand.winners) >= 3
+
+    def settle_false_win(
+        self, rules: SichuanRules, hand: HandState, player: str, line: int | None
+    ) -> tuple[Transfer, ...]:
+        raise RuleError("a false win (false_win) is a Hong Kong rule; Sichuan has none")
 
     def winners_leave(self, rules: SichuanRules) -> bool:
-        return True
+        # Blood flow (variants.md): "every player stays in until wall_exhausted".
+        return not rules.blood_flow
 
     def kong_payments(self, rules: SichuanRules, hand: HandState, event: KongDeclared) -> Payments:
+        if event.from_ is not None and rules.exposed_kong_pays == "everyone":
+            # variants.md: "1 × base from every player still in" but the konger, "the
+            # discarder too".
+            return tuple((p, rules.base) for p in hand.still_in if p != event.player)
         amount = scoring.sichuan_kong_amount(rules, event.kind)
         if event.from_ is not None:
             return ((event.from_, amount),)
@@ -95,23 +112,33 @@ class Sichuan:
 
     def kong_money_passing(
         self, rules: SichuanRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
-    ) -> tuple[Transfer, ...]:
+    ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
         """rules.md, "Kong money passing": the money of every kong the discarder declared since
-        their previous discard goes to the winner(s) of that discard; none on a robbing win."""
+        their previous discard goes to the winner(s) of that discard; none on a robbing win.
+        variants.md: ``kong_passing_scope: "last"`` passes the last kong's money only, and
+        ``kong_passing_split: "each_full"`` gives each winner all of it."""
+        several = len(run.winners) > 1
         if (
             run.robbing_kong
             or not rules.kong_money_passing
-            or (len(run.winners) > 1 and rules.kong_passing_split == "none")
+            or (several and rules.kong_passing_split == "none")
         ):
-            return ()
+            return (), ()
+        if rules.kong_passing_scope == "last":
+            kongs = kongs[-1:]
         amount = sum(hand.kongs[k].total for k in kongs)
         winners = tuple(w for w, _ in run.winners)
         lines = dict(run.winners)
-        first = next_in_turn(hand.players, run.discarder, winners)
-        return tuple(
-            Transfer(run.discarder, w, a, "kong_money_passed", lines[w])
-            for w, a in split_evenly(amount, winners, first)
+        if several and rules.kong_passing_split == "each_full":
+            shares: tuple[tuple[str, int], ...] = tuple((w, amount) for w in winners if amount)
+        else:
+            shares = split_evenly(
+                amount, winners, next_in_turn(hand.players, run.discarder, winners)
+            )
+        passed = tuple(
+            Transfer(run.discarder, w, a, "kong_money_passed", lines[w]) for w, a in shares
         )
+        return passed, kongs
 
     def settle_wall(
         self, rules: SichuanRules, hand: HandState, event: WallExhausted, line: int | None

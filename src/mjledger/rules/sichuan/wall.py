@@ -93,15 +93,22 @@ def wall_transfers(
     out: list[Transfer] = []
     pigs = [p for p, s in states.items() if s.flower_pig]
     pig_amount = scoring.sichuan_flower_pig_amount(rules)
+    # variants.md, pig_pays: every non-pig at the table, or only the non-pigs still in.
+    pig_payees = hand.still_in if rules.pig_pays == "still_in" else hand.players
     for pig in pigs:
         out.extend(
             Transfer(pig, other, pig_amount, "flower_pig", line)
-            for other in hand.players
+            for other in pig_payees
             if other not in pigs
         )
     ready = [p for p, s in states.items() if s.ready]
     not_ready = [p for p, s in states.items() if not s.ready]
-    for payer in not_ready:
+    # variants.md, not_ready_includes_pigs: false "takes pigs out of the not-ready payments
+    # only; pigs still refund".
+    not_ready_payers = (
+        not_ready if rules.not_ready_includes_pigs else [p for p in not_ready if p not in pigs]
+    )
+    for payer in not_ready_payers:
         out.extend(
             Transfer(
                 payer,
@@ -119,5 +126,8 @@ def wall_transfers(
             out.extend(
                 Transfer(payer, original, amount, "kong_refund", line)
                 for original, amount in kong.payments
+                # variants.md, refund_to_winners: false "skips a payer who has won at any point
+                # of the hand".
+                if rules.refund_to_winners or original not in hand.winners
             )
     return tuple(out)
