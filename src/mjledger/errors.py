@@ -58,6 +58,10 @@ class TileError(MjledgerError):
     """Tile notation that cannot be read, or a tile count that cannot be."""
 
 
+class SimulationError(MjledgerError):
+    """The simulator was asked to play what it cannot play (a variant it does not know)."""
+
+
 class StoreError(MjledgerError):
     """The ledger store refused an operation (missing match or hand, conflicting record)."""
 

@@ -305,3 +305,41 @@ def test_stored_hands_are_explained_like_their_export(text: str) -> None:
                 ]
         finally:
             ledger.close()
+
+
+STAKES_MATCH = "\n".join(
+    [
+        '{"type": "match_started", "match": "hk-stakes-c", "ruleset": "hongkong", '
+        '"players": ["ana", "bo", "cy", "di"], '
+        '"stakes": {"ana": 100, "bo": 1000, "cy": 1000, "di": 1000}}',
+        '{"type": "hand_started", "dealer": "ana"}',
+        '{"type": "self_drawn", "player": "bo", "fan": 3}',
+        '{"type": "hand_started"}',
+        '{"type": "self_drawn", "player": "cy", "fan": 3}',
+        "",
+    ]
+)
+HAND_TWO = (
+    '{"type": "hand_started", "ruleset": "hongkong", "players": ["ana", "bo", "cy", "di"], '
+    '"dealer": "bo"}\n{"type": "self_drawn", "player": "cy", "fan": FAN}\n'
+)
+
+
+def test_with_table_stakes_only_the_last_hand_can_be_corrected(tmp_path: Path) -> None:
+    """Issue 13: "In a match with table stakes, only the last hand can be corrected" — later
+    hands were capped by the balances it left. Nor may a correction take more from a player
+    than they held before the hand (ana: 100 - 8 = 92 before hand 2)."""
+    with Ledger(tmp_path / "s.sqlite") as ledger:
+        ledger.record_log(STAKES_MATCH)
+        before = rows(ledger)
+        with pytest.raises(MjledgerError, match="only the last hand"):
+            correct(ledger, "hk-stakes-c", 1, HAND_TWO.replace("FAN", "4"), reason="r", by="s")
+        with pytest.raises(MjledgerError, match="only the last hand"):
+            void(ledger, "hk-stakes-c", 1, reason="r", by="s")
+        # 10 fan half-spicy = 128 units from each of three: more than ana's 92
+        with pytest.raises(MjledgerError, match="ana would pay 128 but held only 92"):
+            correct(ledger, "hk-stakes-c", 2, HAND_TWO.replace("FAN", "10"), reason="r", by="s")
+        assert rows(ledger) == before
+        done = correct(ledger, "hk-stakes-c", 2, HAND_TWO.replace("FAN", "4"), reason="r", by="s")
+        assert done.net == {"ana": -16, "bo": -16, "cy": 48, "di": -16}
+        assert ledger.settlement("hk-stakes-c", 2).net() == done.net

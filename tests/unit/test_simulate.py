@@ -201,6 +201,11 @@ def test_every_kong_is_logged_in_hong_kong_and_the_wins_meet_the_minimum() -> No
         ("sichuan", {"terminals_in_all": True, "kong_money_passing": False, "base": 5}),
         ("hongkong", {"seven_pairs": True, "min_fan": 0, "table": "spicy"}),
         ("hongkong", {"discard_pays": "all", "fan_limit": 8, "min_fan": 1}),
+        ("hongkong", {"discard_pays": "half", "points_per_unit": 2, "void_hand_dealer": "passes"}),
+        ("sichuan", {"exposed_kong_pays": "everyone", "claimed_kong_bloom": "feeder_pays"}),
+        ("sichuan", {"kong_passing_split": "each_full", "kong_passing_scope": "last"}),
+        ("sichuan", {"pig_pays": "still_in", "not_ready_includes_pigs": False}),
+        ("sichuan", {"refund_to_winners": False}),
     ],
 )
 def test_house_rules_are_written_into_the_log_and_played(
@@ -260,3 +265,18 @@ def test_wins_passed_up_for_the_log_s_sake_are_rare() -> None:
     passed = sum(m.passed_wins for m in matches)
     wins = sum(len(m.wins) for m in matches)
     assert passed < wins / 20
+
+
+def test_after_a_void_hand_the_deal_passes_when_the_table_says_so() -> None:
+    """variants.md, void_hand_dealer "passes": the simulator's rotation is the ledger's."""
+    for seed in range(8):
+        match = one("hongkong", 30, seed, rules={"void_hand_dealer": "passes"})
+        result = replay(match.text())
+        for hand in result.hands:
+            if hand.outcome == "void" and hand.next_dealer is not None:
+                assert hand.next_dealer != hand.dealer
+
+
+def test_blood_flow_is_refused_rather_than_played_wrongly() -> None:
+    with pytest.raises(MjledgerError, match="blood_flow"):
+        one("sichuan", 3, 1, rules={"blood_flow": True})

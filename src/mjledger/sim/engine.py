@@ -27,6 +27,7 @@ from typing import Final, Literal
 
 import attrs
 
+from mjledger.errors import SimulationError
 from mjledger.log.codec import dumps_event
 from mjledger.log.events import (
     WINDS,
@@ -354,6 +355,7 @@ class _Hand:
                 winning_tile=str(TILES[tile]),
                 melds=self._melds_of(seat),
                 last_tile=self.wall.playable == 0,
+                first_turn=first_turn,
             )
         )
         self._record_win(index, "self_drawn", result)
@@ -679,7 +681,11 @@ class _Hand:
         Worked out here from the play, not taken from the ledger's fold: every simulated
         ``hand_started`` names its dealer, so a replay checks the one against the other."""
         if not self.sichuan:
-            if not self.winners or self.winners[0] == self.dealer:
+            if not self.winners:
+                # variants.md: after a void hand the dealer stays, or the deal passes
+                passes = getattr(self.table.rules, "void_hand_dealer", "stays") == "passes"
+                return (self.dealer + 1) % 4 if passes else self.dealer
+            if self.winners[0] == self.dealer:
                 return self.dealer
             return (self.dealer + 1) % 4
         if not self.first_winners:
@@ -705,6 +711,10 @@ def simulate_match(
     """Play one match: ``hands`` hands in Sichuan; in Hong Kong until the north round ends,
     at most ``hands`` hands. The log names every house rule, defaults included."""
     table_ruleset = find_ruleset(ruleset)
+    if getattr(rules, "blood_flow", False):
+        raise SimulationError(
+            "the simulator does not play blood_flow yet (winners would have to stay in)"
+        )
     table = _Table(table_ruleset, tuple(players), rules, table_ruleset.shapes(rules))
     events: list[Event] = [
         MatchStarted(

@@ -19,8 +19,9 @@ would pass the deal to someone else than the record says is refused, unless the 
 later hands keep their recorded dealer, streak and round wind (``keep_later_hands``): then
 only money changes. A void keeps the rotation as recorded.
 
-(Table stakes do not exist yet. When they do, a correction of any hand but the last must be
-refused for a match with stakes: that check belongs in :func:`_refusals_for`.)
+Table stakes (variants.md) cap each hand by the balances the hands before it left, so in a
+match with stakes only the last hand can be corrected or voided, and a correction may not take
+more from a player than they held before that hand (:func:`_stakes_refusal`).
 """
 
 from __future__ import annotations
@@ -256,8 +257,31 @@ def _refusals_for(stored: HandStarted, fixed: HandStarted, fixed_hand: HandState
         problems.append(f"it names hand {fixed.number}, not {stored.number}")
     if fixed_hand.outcome == "unfinished":
         problems.append("the corrected hand does not end (no win that ends it, no empty wall)")
-    # Table stakes (a later issue): refuse here any hand but the last of a match with stakes.
     return problems
+
+
+def _stakes_refusal(
+    ledger: Ledger, match_id: str, match: MatchRecord, number: int, net: dict[str, int]
+) -> str | None:
+    """Table stakes cap every later hand by the balances this hand left, so only the last
+    hand of a match with stakes can be corrected, and not so that anyone pays more than they
+    held before it (why a correction can be refused here: empty means it can stand)."""
+    stakes = match.started.stakes
+    if stakes is None:
+        return None
+    hands = ledger.hands_in(match_id)
+    if number < hands:
+        return (
+            f"match {match_id!r} plays for table stakes, and hand {number} is followed by "
+            f"{hands - number} more whose payments its balances capped: only the last hand "
+            "can be corrected"
+        )
+    before = match.closed[number - 2].balances if number > 1 else stakes
+    for player, amount in net.items():
+        held = (before or {}).get(player, 0)
+        if held + amount < 0:
+            return f"{player} would pay {-amount} but held only {held} before the hand"
+    return None
 
 
 def _show(value: object) -> str:
@@ -299,6 +323,9 @@ def correct(
     stored = ledger.hand_events(match_id, number)[0]
     assert isinstance(stored, HandStarted)
     problems = _refusals_for(stored, head, fixed)
+    stakes_problem = _stakes_refusal(ledger, match_id, match, number, fixed.net())
+    if stakes_problem is not None:
+        problems.append(stakes_problem)
     if problems:
         raise MjledgerError(f"correction of hand {number} refused: " + "; ".join(problems))
     recorded_next = match.closed[number - 1].next_dealer
@@ -359,6 +386,9 @@ def void(ledger: Ledger, match_id: str, number: int, *, reason: str, by: str) ->
     """Annul hand ``number``'s settlement (its transfers stop counting; the rotation stays)."""
     _who(reason, by)
     match = _closed_hand(ledger, match_id, number)
+    stakes_problem = _stakes_refusal(ledger, match_id, match, number, {})
+    if stakes_problem is not None:
+        raise MjledgerError(f"void of hand {number} refused: {stakes_problem}")
     log = correction_log(ledger, match_id)
     current = log.latest(number) if log is not None else None
     if current is not None and isinstance(current.event, HandVoided):
