@@ -28,25 +28,32 @@ def _checked_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
     """Blocks of whole lines (each ending in ``\\n`` but the last), each checked to be UTF-8,
     with the number of its first line."""
     first = 1
-    rest = b""
+    # The tail of a line still open: kept as pieces and joined once its newline arrives, so a
+    # long line read in small chunks costs linear time, not a copy of the tail per chunk.
+    pending: list[bytes] = []
     started = False
     for chunk in chunks:
-        data = rest + chunk if rest else chunk
         if not started:
+            data = b"".join([*pending, chunk]) if pending else chunk
             if len(data) < len(_BOM) and _BOM.startswith(data):
-                rest = data
+                pending = [data]
                 continue
             started = True
             if data.startswith(_BOM):
                 data = data[len(_BOM) :]
-        end = data.rfind(b"\n") + 1
-        if end == 0:
-            rest = data
+            pending = []
+            chunk = data
+        if b"\n" not in chunk:
+            pending.append(chunk)
             continue
-        block, rest = data[:end], data[end:]
+        data = b"".join([*pending, chunk]) if pending else chunk
+        end = data.rfind(b"\n") + 1
+        block, tail = data[:end], data[end:]
+        pending = [tail] if tail else []
         _check_utf8(block, first)
         yield first, block
         first += block.count(b"\n")
+    rest = b"".join(pending)
     if rest:
         if not started and rest.startswith(_BOM):
             rest = rest[len(_BOM) :]
