@@ -206,7 +206,8 @@ def _sichuan_hand(
                 kong_lines = draw(kongs_on_replacements(discarder, others, kong_count))
                 lines.extend(kong_lines)
                 kongs = kongs or bool(kong_lines)
-                last_run_from = None
+                if kong_lines:  # no kong drawn: the run before still adjoins this one
+                    last_run_from = None
             if discarder == last_run_from:
                 lines.append({"type": "discarded", "player": draw(st.sampled_from(others))})
                 discarders.add(lines[-1]["player"])
