@@ -17,6 +17,7 @@ from mahjong.agari import Agari
 from mjledger.decompose import (
     HONGKONG,
     SICHUAN,
+    Shapes,
     arrangements,
     counts_of,
     is_complete,
@@ -319,3 +320,36 @@ def test_waits_from_counts_is_the_bitmask_of_waits() -> None:
     counts = counts_of(P("1112345678999m"))
     assert waits_from_counts(counts, 0, SICHUAN) == 0b111111111
     assert waits_from_counts(counts_of(P("19m19p19s1234567z")), 0, HONGKONG).bit_count() == 13
+
+
+@given(
+    st.one_of(ready_hands(honours=True), random_hands(HK_WALL).map(lambda h: (h, []))),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_waits_are_the_completing_tiles_under_every_combination_of_shapes(
+    case: tuple[list[int], list[Meld]], seven_pairs: bool, quads: bool, orphans: bool
+) -> None:
+    """The wait search reads seven pairs off each suit's odd ranks and the standard shape off
+    a table of the suits' codes; brute force over ``arrangements`` is the reference, for
+    every shape a rule set may accept (a house rule can turn each on)."""
+    hand, melds = case
+    shapes = Shapes(seven_pairs=seven_pairs, quad_as_two_pairs=quads, thirteen_orphans=orphans)
+    held = _held(hand, melds)
+    expected = {
+        TILES[i]
+        for i in range(34)
+        if held[i] < 4 and arrangements(_tiles([*hand, i]), melds, shapes)
+    }
+    assert set(waits(_tiles(hand), melds, shapes)) == expected
+
+
+def test_seven_distinct_pairs_never_wait_on_a_fourth_copy() -> None:
+    """Under seven distinct pairs (Hong Kong's house rule) a three in hand is no pair-in-waiting:
+    only when a quad counts as two pairs does 111m wait on the fourth 1m."""
+    hand = P("11133m5577p1122z")
+    distinct = Shapes(seven_pairs=True, quad_as_two_pairs=False, thirteen_orphans=False)
+    quads = Shapes(seven_pairs=True, quad_as_two_pairs=True, thirteen_orphans=False)
+    assert waits(hand, (), distinct) == ()
+    assert waits(hand, (), quads) == P("1m")

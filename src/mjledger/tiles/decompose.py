@@ -153,22 +153,71 @@ def _tables() -> tuple[_SuitTable, _SuitTable]:
     return _build(9, chows=True), _build(7, chows=False)
 
 
+# What the wait search needs of one suit's key, in one lookup: its code (below); whether it
+# splits into sets and a pair; the ranks completing it into sets; the ranks completing it into
+# sets and a pair; the ranks it holds an odd number of times; whether it holds some rank three
+# or four times. A key absent from this table takes part in no standard-shape wait.
+_SuitInfo = tuple[int, bool, int, int, int, bool]
+
+# A key's kind: its count mod 3, except that a key of sets only is 0 and any other key whose
+# count is a multiple of three is 3 (it cannot stand beside the suit that takes the tile).
+_SETS, _ONE_SHORT_OF_PAIR, _ONE_SHORT_OF_SETS, _STUCK = 0, 1, 2, 3
+# A key's code is its kind plus, in the next two bits, how many ranks it holds an odd number of
+# times (0, 1, or 2 for more): seven pairs one tile short have exactly one such rank in all.
+_ODD_SHIFT = 2
+
+
+def _plan(code: int) -> tuple[int, int, int]:
+    """What the four suits' codes allow: where the missing tile of a standard hand can go —
+    one suit a tile short of sets and a pair with the rest sets (``first``, ``-1``), or two
+    suits a tile short of sets, either taking the tile while the other holds the pair
+    (``first``, ``second``), or nowhere (``-1``, ``-1``) — and which suit holds the one odd
+    rank of a seven-pairs wait (``-1`` if none can)."""
+    kinds = [code >> 4 * suit & 3 for suit in range(4)]
+    odds = [code >> 4 * suit + _ODD_SHIFT & 3 for suit in range(4)]
+    first = second = -1
+    if kinds.count(_ONE_SHORT_OF_PAIR) == 1 and kinds.count(_SETS) == 3:
+        first = kinds.index(_ONE_SHORT_OF_PAIR)
+    elif kinds.count(_ONE_SHORT_OF_SETS) == 2 and kinds.count(_SETS) == 2:
+        first = kinds.index(_ONE_SHORT_OF_SETS)
+        second = kinds.index(_ONE_SHORT_OF_SETS, first + 1)
+    odd_suit = odds.index(1) if sorted(odds) == [0, 0, 0, 1] else -1
+    return first, second, odd_suit
+
+
+_Plans = tuple[tuple[int, int, int], ...]
+
+
 @cache
-def _by_suit() -> tuple[
-    tuple[dict[_Key, tuple[_Split, ...]], ...],
-    tuple[dict[_Key, tuple[tuple[int, _Split], ...]], ...],
-    tuple[dict[_Key, int], ...],
-    tuple[dict[_Key, int], ...],
+def _wait_info() -> tuple[
+    dict[_Key, _SuitInfo],
+    dict[_Key, _SuitInfo],
+    dict[_Key, _SuitInfo],
+    dict[_Key, _SuitInfo],
+    _Plans,
 ]:
-    """The tables indexed by suit position (m, p, s, z), so the hot path indexes, not branches."""
-    suited, honours = _tables()
-    tables = (suited, suited, suited, honours)
-    return (
-        tuple(t.sets for t in tables),
-        tuple(t.pair for t in tables),
-        tuple(t.wait_sets for t in tables),
-        tuple(t.wait_pair for t in tables),
-    )
+    """Per suit position (m, p, s, z): every key the tables know, folded into one value, so the
+    hot path makes one dictionary lookup per suit instead of up to four; and the plan of every
+    combination of the four suits' codes, indexed by ``m | p << 4 | s << 8 | z << 12``."""
+    infos = []
+    for table in _tables():
+        keys = set(table.sets) | set(table.pair) | set(table.wait_sets) | set(table.wait_pair)
+        infos.append(
+            {
+                key: (
+                    (_SETS if key in table.sets else sum(key) % 3 or _STUCK)
+                    | min(2, sum(count % 2 for count in key)) << _ODD_SHIFT,
+                    key in table.pair,
+                    table.wait_sets.get(key, 0),
+                    table.wait_pair.get(key, 0),
+                    sum(1 << rank for rank, count in enumerate(key) if count % 2),
+                    max(key) >= 3,
+                )
+                for key in keys
+            }
+        )
+    suited, honours = infos
+    return suited, suited, suited, honours, tuple(_plan(code) for code in range(1 << 16))
 
 
 # ---------------------------------------------------------------------------------------
@@ -222,58 +271,61 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
 
     ``melds`` is how many sets were declared. A tile held four times *in hand* is never
     returned (no table key holds five); the caller removes tiles completed to four by melds.
-    This is the hot path the benchmark measures, so it works on bare ints and tuples.
+    This is the hot path the benchmark measures, so it works on bare ints and tuples, inline.
     """
-    sets, pairs, wait_sets, wait_pair = _by_suit()
-    keys = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
-    mods = (sum(keys[0]) % 3, sum(keys[1]) % 3, sum(keys[2]) % 3, sum(keys[3]) % 3)
+    m, p, s, z, plans = _wait_info()
+    held = tuple(counts)  # slices of a tuple are the keys themselves, with no copy between
+    a = m.get(held[0:9])
+    b = p.get(held[9:18])
+    c = s.get(held[18:27])
+    d = z.get(held[27:34])
     result = 0
-    ones = mods.count(1)
-    if ones == 1:
-        if not mods.count(2):
-            # The tile goes to the one suit a tile short of sets + pair; the rest are sets.
-            target = mods.index(1)
-            for suit in range(4):
-                if suit != target and keys[suit] not in sets[suit]:
-                    break
+    if a is None or b is None or c is None or d is None:
+        if melds == 0 and shapes.seven_pairs and held.count(0) >= 27:
+            result = _seven_pairs_waits(counts, shapes.quad_as_two_pairs)
+    else:
+        infos = (a, b, c, d)
+        first, second, odd_suit = plans[a[0] | b[0] << 4 | c[0] << 8 | d[0] << 12]
+        if first >= 0:
+            x = infos[first]
+            if second < 0:
+                result = x[3] << 9 * first
             else:
-                result = wait_pair[target].get(keys[target], 0) << 9 * target
-    elif ones == 0 and mods.count(2) == 2:
-        # Two suits one short of sets: one takes the tile, the other holds the pair.
-        first = mods.index(2)
-        second = mods.index(2, first + 1)
-        for suit in range(4):
-            if mods[suit] != 2 and keys[suit] not in sets[suit]:
-                break
-        else:
-            if keys[second] in pairs[second]:
-                result = wait_sets[first].get(keys[first], 0) << 9 * first
-            if keys[first] in pairs[first]:
-                result |= wait_sets[second].get(keys[second], 0) << 9 * second
-    if melds == 0:
-        if shapes.seven_pairs:
-            result |= _seven_pairs_waits(counts, shapes.quad_as_two_pairs)
-        if shapes.thirteen_orphans:
-            result |= _orphans_waits(counts)
+                # Either suit a tile short of sets takes the tile while the other holds the pair.
+                y = infos[second]
+                if y[1]:
+                    result = x[2] << 9 * first
+                if x[1]:
+                    result |= y[2] << 9 * second
+        # Seven pairs: thirteen tiles with exactly one rank held an odd number of times are
+        # that tile and six pairs' worth (a three is a pair and the odd tile, a quad two pairs).
+        if (
+            odd_suit >= 0
+            and melds == 0
+            and shapes.seven_pairs
+            and (shapes.quad_as_two_pairs or not (a[5] or b[5] or c[5] or d[5]))
+        ):
+            result |= infos[odd_suit][4] << 9 * odd_suit
+    if melds == 0 and shapes.thirteen_orphans:
+        result |= _orphans_waits(counts)
     return result
 
 
 def _seven_pairs_waits(counts: Sequence[int], quads: bool) -> int:
     """Six pairs and one odd tile wait on that tile (13 tiles assumed, as the caller checks).
 
-    Six pairs (a quad counting as two, or not at all) and one odd tile are at most seven
-    distinct tiles (13 = singles + 2·pairs + 3·threes + 4·quads with six pairs' worth leaves
-    one single or one three), so one count of the empty slots turns away almost every other
-    hand before the three counts below."""
+    Seven pairs are at most seven distinct tiles, so one count of the empty slots (the
+    cheapest count: most slots are empty) turns away almost every other hand; then exactly
+    one rank may be held an odd number of times (a three is a pair and the odd tile)."""
     if counts.count(0) < 27:
-        return 0
+        return 0  # (the hot path checks this before calling)
+    singles = counts.count(1)
     threes = counts.count(3)
-    fours = counts.count(4)
+    if singles + threes != 1:
+        return 0
     if quads:
-        if counts.count(2) + threes + 2 * fours != 6:
-            return 0
         return 1 << (counts.index(3) if threes else counts.index(1))
-    if threes or fours or counts.count(2) != 6:
+    if threes or 4 in counts:
         return 0
     return 1 << counts.index(1)
 
