@@ -117,3 +117,30 @@ def test_demo_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
     # the real cause, not SQLite's "unable to open database file"
     assert err.startswith("mjledger: no directory ")
     assert err.strip().endswith("no/such/dir.sqlite")
+
+
+def test_simulate_blood_flow_writes_200_hands_that_replay_cleanly(tmp_path: Path) -> None:
+    target = tmp_path / "blood.jsonl"
+    code, _, err = invoke(
+        "simulate",
+        "--ruleset",
+        "sichuan",
+        "--rules",
+        '{"blood_flow": true}',
+        "--hands",
+        "200",
+        "--seed",
+        "1",
+        "-o",
+        str(target),
+        "--stats",
+    )
+    assert code == 0, err
+    assert "wins by a player who had already won that hand" in err
+    code, out, err = invoke("replay", "--json", str(target))
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["rules"]["blood_flow"] is True
+    assert len(result["hands"]) == 200
+    assert all(hand["outcome"] in ("won", "void") for hand in result["hands"])
+    assert sum(result["totals"].values()) == 0

@@ -17,10 +17,21 @@ import pytest
 
 from mjledger import replay
 from mjledger.errors import FormatError, MjledgerError
+from mjledger.fold.hand import win_fan
+from mjledger.fold.match import MatchState, evolve, start
 from mjledger.log.codec import parse_log
-from mjledger.log.events import KongDeclared, SelfDrawn, WallExhausted, WonOnDiscard
+from mjledger.log.events import (
+    Discarded,
+    HandStarted,
+    KongDeclared,
+    SelfDrawn,
+    WallExhausted,
+    WonOnDiscard,
+)
 from mjledger.sim import SimulatedMatch
 from mjledger.sim.run import match_id, simulate
+
+BLOOD_FLOW = {"blood_flow": True}
 
 
 def one(ruleset: str, hands: int, seed: int, **options: Any) -> SimulatedMatch:
@@ -32,17 +43,24 @@ def lines_of(match: SimulatedMatch) -> list[dict[str, Any]]:
     return [json.loads(line) for line in match.text().splitlines()]
 
 
-@pytest.mark.parametrize("ruleset", ["sichuan", "hongkong"])
-def test_every_simulated_log_replays_cleanly_and_every_hand_ends(ruleset: str) -> None:
-    for seed in range(40):
-        match = one(ruleset, 6, seed)
+@pytest.mark.parametrize(
+    ("ruleset", "rules"), [("sichuan", {}), ("hongkong", {}), ("sichuan", BLOOD_FLOW)]
+)
+def test_every_simulated_log_replays_cleanly_and_every_hand_ends(
+    ruleset: str, rules: dict[str, Any]
+) -> None:
+    for seed in range(40 if not rules else 12):
+        match = one(ruleset, 6, seed, rules=rules)
         result = replay(match.text())
         assert len(result.hands) == match.hands
         assert all(h.outcome in ("won", "void") for h in result.hands), seed
-        # The ledger reads the same winners, in the same order, as the simulator played.
+        # The ledger reads the same winners, in the same order (of first wins: blood flow
+        # lists each winner once), as the simulator played.
         played: dict[int, list[str]] = {}
         for win in match.wins:
-            played.setdefault(win.hand, []).append(win.player)
+            winners = played.setdefault(win.hand, [])
+            if win.player not in winners:
+                winners.append(win.player)
         for hand in result.hands:
             assert list(hand.winners) == played.get(hand.number, []), (seed, hand.number)
         assert sum(result.totals().values()) == 0
@@ -97,23 +115,31 @@ def test_match_n_of_a_run_does_not_depend_on_how_many_matches_are_asked() -> Non
 
 
 SCRIPT = (
-    "import sys; from mjledger.sim.run import simulate\n"
-    "for m in simulate(sys.argv[1], hands=3, seed=7, matches=2): sys.stdout.write(m.text())\n"
+    "import json, sys; from mjledger.sim.run import simulate\n"
+    "for m in simulate(sys.argv[1], hands=3, seed=7, matches=2, rules=json.loads(sys.argv[2])):\n"
+    "    sys.stdout.write(m.text())\n"
 )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ruleset", ["sichuan", "hongkong"])
-def test_the_log_does_not_depend_on_the_process_hash_seed(ruleset: str) -> None:
+@pytest.mark.parametrize(
+    ("ruleset", "rules"), [("sichuan", {}), ("hongkong", {}), ("sichuan", BLOOD_FLOW)]
+)
+def test_the_log_does_not_depend_on_the_process_hash_seed(
+    ruleset: str, rules: dict[str, Any]
+) -> None:
     outputs = set()
     for hash_seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
         done = subprocess.run(
-            [sys.executable, "-c", SCRIPT, ruleset], env=env, capture_output=True, check=True
+            [sys.executable, "-c", SCRIPT, ruleset, json.dumps(rules)],
+            env=env,
+            capture_output=True,
+            check=True,
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1
-    expected = "".join(m.text() for m in simulate(ruleset, hands=3, seed=7, matches=2))
+    expected = "".join(m.text() for m in simulate(ruleset, hands=3, seed=7, matches=2, rules=rules))
     assert outputs == {expected.encode()}
 
 
@@ -206,6 +232,9 @@ def test_every_kong_is_logged_in_hong_kong_and_the_wins_meet_the_minimum() -> No
         ("sichuan", {"kong_passing_split": "each_full", "kong_passing_scope": "last"}),
         ("sichuan", {"pig_pays": "still_in", "not_ready_includes_pigs": False}),
         ("sichuan", {"refund_to_winners": False}),
+        ("sichuan", {**BLOOD_FLOW, "claimed_kong_bloom": "feeder_pays", "pig_pays": "still_in"}),
+        ("sichuan", {**BLOOD_FLOW, "refund_to_winners": False, "exposed_kong_pays": "everyone"}),
+        ("sichuan", {**BLOOD_FLOW, "kong_passing_split": "each_full", "fan_cap": 6}),
     ],
 )
 def test_house_rules_are_written_into_the_log_and_played(
@@ -258,13 +287,16 @@ def test_an_unknown_ruleset_is_refused() -> None:
         list(simulate("riichi", hands=1, seed=1))
 
 
-def test_wins_passed_up_for_the_log_s_sake_are_rare() -> None:
+@pytest.mark.parametrize("rules", [{}, BLOOD_FLOW])
+def test_wins_passed_up_for_the_log_s_sake_are_rare(rules: dict[str, Any]) -> None:
     # A Sichuan player who draws again right after a win on their own discard: a win on
     # their next discard could not be told apart in the log, so it is passed up.
-    matches = list(simulate("sichuan", hands=100, seed=4, matches=2))
+    matches = list(simulate("sichuan", hands=100, seed=4, matches=2, rules=rules))
     passed = sum(m.passed_wins for m in matches)
     wins = sum(len(m.wins) for m in matches)
     assert passed < wins / 20
+    if rules:
+        assert passed > 0  # under blood flow it does happen (a winner may sit just before)
 
 
 def test_after_a_void_hand_the_deal_passes_when_the_table_says_so() -> None:
@@ -277,6 +309,89 @@ def test_after_a_void_hand_the_deal_passes_when_the_table_says_so() -> None:
                 assert hand.next_dealer != hand.dealer
 
 
-def test_blood_flow_is_refused_rather_than_played_wrongly() -> None:
-    with pytest.raises(MjledgerError, match="blood_flow"):
-        one("sichuan", 3, 1, rules={"blood_flow": True})
+def _blood_flow_features(match: SimulatedMatch) -> Counter[str]:
+    """What only blood flow allows, read off the log itself: a player who has won goes on
+    discarding, declaring kongs and winning; a hand has more than three wins."""
+    seen: Counter[str] = Counter()
+    won: set[str] = set()
+    wins = 0
+    for _, event in parse_log(match.text()):
+        if isinstance(event, (WonOnDiscard, SelfDrawn)):
+            if event.player in won:
+                seen["repeat_win"] += 1
+                seen[f"repeat_{type(event).TYPE}"] += 1
+            if won:
+                seen["win_after_a_win"] += 1
+            if isinstance(event, WonOnDiscard) and event.from_ in won:
+                seen["win_on_a_winner_s_discard"] += 1
+            wins += 1
+            won.add(event.player)
+        elif isinstance(event, Discarded) and event.player in won:
+            seen["winner_discards"] += 1
+        elif isinstance(event, KongDeclared) and event.player in won:
+            seen["winner_kongs"] += 1
+        elif isinstance(event, WallExhausted):
+            assert event.remaining is not None
+            seen["wall_naming_all_four"] += len(event.remaining) == 4
+            seen["walls"] += 1
+        elif isinstance(event, HandStarted):
+            seen["hand_with_more_than_three_wins"] += wins > 3
+            won = set()
+            wins = 0
+    seen["hand_with_more_than_three_wins"] += wins > 3
+    return seen
+
+
+def test_under_blood_flow_winners_stay_in_win_again_and_play_to_the_wall() -> None:
+    seen: Counter[str] = Counter()
+    for seed in range(4):
+        match = one("sichuan", 10, seed, rules=BLOOD_FLOW)
+        result = replay(match.text())
+        assert result.to_json()["rules"]["blood_flow"] is True
+        # Only the wall ends a blood-flow hand: every hand has one, naming all four players.
+        features = _blood_flow_features(match)
+        assert features["walls"] == features["wall_naming_all_four"] == match.hands
+        assert all(hand.outcome in ("won", "void") for hand in result.hands)
+        seen += features
+    for feature in (
+        "repeat_win",
+        "repeat_won_on_discard",
+        "repeat_self_drawn",
+        "win_after_a_win",
+        "win_on_a_winner_s_discard",
+        "winner_discards",
+        "winner_kongs",
+        "hand_with_more_than_three_wins",
+    ):
+        assert seen[feature] > 0, feature
+
+
+def test_blood_flow_is_played_only_when_the_table_says_so() -> None:
+    seen: Counter[str] = Counter()
+    for seed in range(4):
+        seen += _blood_flow_features(one("sichuan", 10, seed))
+    assert seen["walls"] > 0
+    for feature in ("repeat_win", "win_on_a_winner_s_discard", "winner_kongs", "winner_discards"):
+        assert not seen[feature], feature
+    assert seen["wall_naming_all_four"] < seen["walls"]
+
+
+def _ledger_fans(text: str) -> list[int | None]:
+    """Each win's fan as the ledger derives it from the log's tiles and lines."""
+    fans = []
+    state: MatchState | None = None
+    for line, event in parse_log(text):
+        if isinstance(event, (WonOnDiscard, SelfDrawn)):
+            assert state is not None
+            assert state.hand is not None
+            fans.append(win_fan(state.hand, event, line)[0])
+        state = start(event, line) if state is None else evolve(state, event, line)
+    return fans
+
+
+@pytest.mark.parametrize("rules", [{}, BLOOD_FLOW, {**BLOOD_FLOW, "heavenly": True}])
+def test_the_simulator_scores_every_win_as_the_ledger_derives_it(rules: dict[str, Any]) -> None:
+    # Kong bloom, kong cannon, the last tile: what the simulator played is what the log says.
+    for seed in range(4):
+        match = one("sichuan", 8, seed, rules=rules)
+        assert _ledger_fans(match.text()) == [w.fan for w in match.wins], seed

@@ -1,8 +1,9 @@
 """Hypothesis over simulated logs (issue 14): the simulator as a source of legal logs.
 
 The differential property: the fans and wall facts the tiles make, written back as asserted
-facts with the tiles removed, replay to exactly the same money, winners and dealers. (The
-store's property, record → export → replay, is in tests/store/test_simulate_store.py.)
+facts with the tiles removed, replay to exactly the same money, winners and dealers — the
+blood-flow variant included, where winners play on. (The store's property, record → export
+→ replay, is in tests/store/test_simulate_store.py.)
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ RULES: dict[str, list[dict[str, Any]]] = {
         {"fan_cap": 6, "self_draw_bonus": "fan"},
         {"kong_passing_split": "none", "base": 3},
         {"heavenly": True, "earthly": True, "all_258_pungs": True, "terminals_in_all": True},
+        # Blood flow: winners stay in, win again and are checked at the wall.
+        {"blood_flow": True},
+        {"blood_flow": True, "kong_passing_split": "each_full", "kong_passing_scope": "last"},
+        {"blood_flow": True, "claimed_kong_bloom": "feeder_pays", "exposed_kong_pays": "everyone"},
+        {"blood_flow": True, "pig_pays": "still_in", "refund_to_winners": False, "fan_cap": 6},
     ],
     "hongkong": [
         {},

@@ -138,6 +138,11 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         f"{summary['wins']} wins, {summary['void_hands']} hands nobody won, "
         f"{summary['wins_passed']} wins passed up (the log could not have told them apart)"
     )
+    if summary["wins_again"]:
+        console.print(
+            f"{summary['wins_again']} wins by a player who had already won that hand, "
+            f"in {summary['hands_won_again']} hands"
+        )
     for title, key in (
         ("Wins by fan", "wins_by_fan"),
         ("Wins by how", "wins_by_how"),

@@ -12,6 +12,11 @@ end-of-wall fact in a simulated log is derived by mjledger, never asserted:
 * every kong, in Hong Kong too; a robbed kong is not logged (the robbing win stands for it);
 * ``last_tile`` on a win on the wall's last tile (or on the discard after drawing it).
 
+Under Sichuan blood flow (variants.md, ``blood_flow``) nobody leaves: a winner's winning tile
+is set aside face up, and they play on with the hand they won with — the drawn tile goes
+straight back out, unless it wins again or makes a kong that keeps the very same waits — until
+the wall is empty, where all four players' hands are shown.
+
 Wins are decided with the project's own evaluator (a Hong Kong win must reach ``min_fan``);
 first-turn wins are counted only when nothing at all has been claimed yet, never more often
 than the ledger infers them from the log, so a win the simulator declares is always legal.
@@ -27,7 +32,6 @@ from typing import Final, Literal
 
 import attrs
 
-from mjledger.errors import SimulationError
 from mjledger.log.codec import dumps_event
 from mjledger.log.events import (
     WINDS,
@@ -126,7 +130,18 @@ def _meld_record(meld: SimMeld) -> MeldRecord:
 class _Seat:
     """One player's side of the table during a hand (mutable: the hand is one simulation)."""
 
-    __slots__ = ("counts", "draws", "kong_run", "mask", "melds", "out", "void")
+    __slots__ = (
+        "counts",
+        "drawn",
+        "draws",
+        "kong_run",
+        "locked",
+        "mask",
+        "melds",
+        "out",
+        "void",
+        "wins",
+    )
 
     def __init__(self) -> None:
         self.counts = [0] * 34
@@ -136,6 +151,9 @@ class _Seat:
         self.draws = 0
         self.mask = 0  # the tiles that would complete the hand while it is one tile short
         self.kong_run = False  # a kong declared since this player's last discard
+        self.drawn = -1  # the tile drawn last (a kong's replacement included)
+        self.wins = 0
+        self.locked = 0  # blood flow: the waits of the hand a player won with
 
     def void_tiles(self) -> int:
         if self.void is None:
@@ -149,6 +167,7 @@ class _Table:
     players: tuple[str, ...]
     rules: HouseRules
     shapes: Shapes
+    blood_flow: bool = False  # Sichuan 血流成河: winners stay in until the wall is empty
 
 
 class _Hand:
@@ -194,6 +213,7 @@ class _Hand:
                     break
                 tile = self.wall.draw()
                 seat.counts[tile] += 1
+                seat.drawn = tile
                 seat.draws += 1
                 replacement = False
                 mode = "drawn"
@@ -218,6 +238,7 @@ class _Hand:
                     self._declare_kong(current, kind, slot, None)
                     tile = self.wall.draw_replacement()
                     seat.counts[tile] += 1
+                    seat.drawn = tile
                     replacement = True
                     continue
             # A discard: from a drawn hand, or right after claiming a pung or a chow.
@@ -264,6 +285,7 @@ class _Hand:
             self._declare_kong(who, "exposed", slot, current)
             tile = self.wall.draw_replacement()
             self.seats[who].counts[tile] += 1
+            self.seats[who].drawn = tile
             return who, "drawn", tile, True
         self.events.append(Discarded(player=self.table.players[current], tile=str(TILES[slot])))
         self.visible[slot] += 1
@@ -360,6 +382,8 @@ class _Hand:
         )
         self._record_win(index, "self_drawn", result)
         self._won(index, None, continuing=False)
+        if self.table.blood_flow:
+            self.visible[tile] += 1  # set aside face up; the hand it won with plays on
         return True
 
     def _winners_on(
@@ -426,6 +450,8 @@ class _Hand:
             self._record_win(index, how, result)
             self._won(index, discarder, continuing=k > 0)
         self.seats[discarder].kong_run = False
+        if self.table.blood_flow:
+            self.visible[tile] += 1  # the one tile, set aside face up by its winner(s)
 
     def _melds_of(self, seat: _Seat) -> tuple[MeldRecord, ...] | None:
         return tuple(_meld_record(m) for m in seat.melds) or None
@@ -438,7 +464,13 @@ class _Hand:
         )
 
     def _won(self, index: int, discarder: int | None, *, continuing: bool) -> None:
-        self.seats[index].out = True
+        seat = self.seats[index]
+        seat.wins += 1
+        if self.table.blood_flow:
+            # The winner stays in with the hand they won with (the winning tile set aside).
+            seat.locked = waits_from_counts(seat.counts, len(seat.melds), self.table.shapes)
+        else:
+            seat.out = True
         self.winners.append(index)
         self.untouched = False
         if not self.first_winners:
@@ -446,7 +478,7 @@ class _Hand:
             self.first_from = discarder
         elif continuing and len(self.winners) == len(self.first_winners) + 1:
             self.first_winners = (*self.first_winners, index)
-        if not self.sichuan or len(self.winners) == 3:
+        if not self.sichuan or (len(self.winners) == 3 and not self.table.blood_flow):
             self.ended = True
 
     # --- kongs and claims ---------------------------------------------------------------------
@@ -470,10 +502,34 @@ class _Hand:
         counts[slot] += remove
         return bool(after)
 
+    def _keeps_waits(self, seat: _Seat, remove: int, slot: int, melds: int) -> bool:
+        """Blood flow: whether a winner's kong of ``slot`` (``remove`` copies from the hand,
+        ``melds`` melds after it) leaves exactly the waits they won with."""
+        seat.counts[slot] -= remove
+        after = waits_from_counts(seat.counts, melds, self.table.shapes)
+        seat.counts[slot] += remove
+        return after == seat.locked
+
+    def _winner_kong(self, seat: _Seat) -> tuple[str, int] | None:
+        """A winner (blood flow) may kong only the tile just drawn, and only if the hand they
+        won with keeps its waits; the hand itself never changes."""
+        slot = seat.drawn
+        if any(m.kind == "pung" and m.tile == slot for m in seat.melds):
+            return "added", slot
+        if (
+            seat.counts[slot] == 4
+            and len(seat.melds) < 4
+            and self._keeps_waits(seat, 4, slot, len(seat.melds) + 1)
+        ):
+            return "concealed", slot
+        return None
+
     def _choose_kong(self, index: int) -> tuple[str, int] | None:
         seat = self.seats[index]
         if self.wall.playable == 0:
             return None
+        if seat.wins and self.table.blood_flow:
+            return self._winner_kong(seat)
         for meld in seat.melds:
             if (
                 meld.kind == "pung"
@@ -525,6 +581,16 @@ class _Hand:
             held = seat.counts[slot]
             if seat.out or held < 2 or (seat.void is not None and slot // 9 == seat.void):
                 continue
+            if seat.wins and self.table.blood_flow:
+                # A winner's hand does not change: a kong that keeps its waits, never a pung.
+                if (
+                    held == 3
+                    and self.wall.playable > 0
+                    and len(seat.melds) < 4
+                    and self._keeps_waits(seat, 3, slot, len(seat.melds) + 1)
+                ):
+                    return index, "kong", slot
+                return None
             plan = self._plan(index)
             if plan.shape == "pairs" or len(seat.melds) == 4:
                 return None
@@ -581,6 +647,10 @@ class _Hand:
 
     def _choose_discard(self, index: int) -> int:
         seat = self.seats[index]
+        if seat.wins and self.table.blood_flow:
+            # Blood flow: a winner plays on with the hand they won with; what they draw goes.
+            assert seat.counts[seat.drawn] > 0
+            return seat.drawn
         counts = seat.counts
         candidates = [s for s in range(34) if counts[s]]
         if seat.void_tiles():
@@ -711,11 +781,13 @@ def simulate_match(
     """Play one match: ``hands`` hands in Sichuan; in Hong Kong until the north round ends,
     at most ``hands`` hands. The log names every house rule, defaults included."""
     table_ruleset = find_ruleset(ruleset)
-    if getattr(rules, "blood_flow", False):
-        raise SimulationError(
-            "the simulator does not play blood_flow yet (winners would have to stay in)"
-        )
-    table = _Table(table_ruleset, tuple(players), rules, table_ruleset.shapes(rules))
+    table = _Table(
+        table_ruleset,
+        tuple(players),
+        rules,
+        table_ruleset.shapes(rules),
+        blood_flow=bool(getattr(rules, "blood_flow", False)),
+    )
     events: list[Event] = [
         MatchStarted(
             ruleset=RulesetName(ruleset), players=table.players, match=match_id, rules=rules

@@ -32,7 +32,9 @@ SHOWN_PATTERNS = (
 
 
 def summarize(matches: Iterable[SimulatedMatch]) -> dict[str, Any]:
-    """One JSON-able summary: hands, wins by fan and by how, patterns, kongs, wall ends."""
+    """One JSON-able summary: hands, wins by fan and by how, patterns, kongs, wall ends;
+    ``wins_again`` counts wins by a player who had already won that hand (blood flow), in
+    ``hands_won_again`` hands."""
     hands = 0
     logs = 0
     events = 0
@@ -41,17 +43,25 @@ def summarize(matches: Iterable[SimulatedMatch]) -> dict[str, Any]:
     patterns: Counter[str] = Counter()
     kongs: Counter[str] = Counter()
     walls: Counter[str] = Counter()
-    void_hands = passed = 0
+    void_hands = passed = again = hands_again = 0
     for match in matches:
         void_hands += match.void_hands
         passed += match.passed_wins
         logs += 1
         hands += match.hands
         events += len(match.events)
+        won: set[tuple[int, str]] = set()
+        repeated: set[int] = set()
         for win in match.wins:
+            # Blood flow keeps winners in: a player may win again in the same hand.
+            if (win.hand, win.player) in won:
+                again += 1
+                repeated.add(win.hand)
+            won.add((win.hand, win.player))
             fan["limit" if win.limit else str(win.fan)] += 1
             how[win.how] += 1
             patterns.update(win.codes)
+        hands_again += len(repeated)
         kongs.update(dict(match.kongs))
         walls.update(w.status for w in match.walls)
     order = sorted((k for k in fan if k != "limit"), key=int) + (
@@ -64,6 +74,8 @@ def summarize(matches: Iterable[SimulatedMatch]) -> dict[str, Any]:
         "void_hands": void_hands,
         "wins": sum(how.values()),
         "wins_passed": passed,
+        "wins_again": again,
+        "hands_won_again": hands_again,
         "wins_by_fan": {k: fan[k] for k in order},
         "wins_by_how": {k: how[k] for k in ("discard", "self_drawn", "robbing_kong")},
         "patterns": {k: patterns[k] for k in SHOWN_PATTERNS if patterns[k]},
