@@ -59,7 +59,8 @@ class TileError(MjledgerError):
 
 
 class SimulationError(MjledgerError):
-    """The simulator was asked to play what it cannot play (a variant it does not know)."""
+    """The simulator was asked to play what it cannot: a rule set it has no players for (one
+    registered by a plugin), no hands."""
 
 
 class StoreError(MjledgerError):

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mjledger import replay
-from mjledger.errors import FormatError, MjledgerError
+from mjledger.errors import FormatError, SimulationError, UnknownRulesetError
 from mjledger.fold.hand import win_fan
 from mjledger.fold.match import MatchState, evolve, start
 from mjledger.log.codec import parse_log
@@ -28,8 +28,10 @@ from mjledger.log.events import (
     WallExhausted,
     WonOnDiscard,
 )
+from mjledger.rules.registry import registered
 from mjledger.sim import SimulatedMatch
 from mjledger.sim.run import match_id, simulate
+from tests.toy_ruleset import FLAT
 
 BLOOD_FLOW = {"blood_flow": True}
 
@@ -271,7 +273,7 @@ def test_players_are_the_given_ids() -> None:
         ({"rules": {"fan_cap": 7}}, FormatError, "fan_cap"),
         ({"rules": {"seven_pairs": True}}, FormatError, "unknown house rule 'seven_pairs'"),
         ({"players": ("a", "a", "b", "c")}, FormatError, "four distinct"),
-        ({"hands": 0}, MjledgerError, "at least one hand"),
+        ({"hands": 0}, SimulationError, "at least one hand"),
     ],
 )
 def test_bad_options_are_refused_with_a_clear_error(
@@ -283,8 +285,13 @@ def test_bad_options_are_refused_with_a_clear_error(
 
 
 def test_an_unknown_ruleset_is_refused() -> None:
-    with pytest.raises(MjledgerError, match="unknown ruleset 'riichi'"):
+    with pytest.raises(UnknownRulesetError, match="unknown ruleset 'riichi'"):
         list(simulate("riichi", hands=1, seed=1))
+
+
+def test_a_plugin_rule_set_replays_but_is_not_simulated() -> None:
+    with registered(FLAT), pytest.raises(SimulationError, match=f"not {FLAT.name!r}"):
+        list(simulate(FLAT.name, hands=1, seed=1))
 
 
 @pytest.mark.parametrize("rules", [{}, BLOOD_FLOW])

@@ -11,9 +11,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 
-from mjledger.errors import MjledgerError
+from mjledger.errors import SimulationError
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
+from mjledger.rules.registry import find_ruleset
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, simulate_match
 
 __all__ = ["match_id", "match_rng", "simulate"]
@@ -44,11 +45,15 @@ def simulate(
 ) -> Iterator[SimulatedMatch]:
     """Play ``matches`` matches of ``ruleset``, each of ``hands`` hands (Hong Kong: at most;
     its match ends after the north round). ``rules`` is a rules object or a log's ``rules``
-    JSON object (checked as a log's would be: ``FormatError`` for an unknown or bad option)."""
+    JSON object (checked as a log's would be: ``FormatError`` for an unknown or bad option).
+    A rule set registered by a plugin replays but is not simulated: ``SimulationError``."""
     if ruleset not in RULESETS:
-        raise MjledgerError(f"unknown ruleset {ruleset!r}: expected sichuan or hongkong")
+        find_ruleset(ruleset)  # a name nobody registered: UnknownRulesetError, as everywhere
+        raise SimulationError(
+            f"the simulator has players for sichuan and hongkong only, not {ruleset!r}"
+        )
     if hands < 1 or matches < 1:
-        raise MjledgerError("a simulation needs at least one hand and one match")
+        raise SimulationError("a simulation needs at least one hand and one match")
     if rules is None:
         table_rules = default_rules(ruleset)
     elif isinstance(rules, Mapping):
