@@ -1,18 +1,23 @@
 """The audit (issue 12): tamper tests behind the ledger's back, signed checkpoints, the store
 head, verify on read, and the command line.
 
-Every tamper opens the store (or its views file) with plain ``sqlite3``, as someone with write
-access to the database would, and asserts which finding names it.
+Every tamper opens the store (or its views file) with plain ``sqlite3`` — or, on PostgreSQL,
+the database with plain ``psycopg`` — as someone with write access to the database would, and
+asserts which finding names it. The stores of the ``store`` and ``signed`` fixtures are on both
+backends: each tamper test runs on SQLite and on PostgreSQL (tests/pg.py's throwaway server;
+skipped without PostgreSQL installed, failing instead under ``CI=true``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +27,7 @@ from mjledger.cli import main
 from mjledger.ledger import Ledger, hand_stream, match_stream
 from mjledger.store.audit import CODES, AuditReport, audit, store_head
 from mjledger.store.head import fold_head
+from mjledger.store.location import SqliteStore, store_location
 from mjledger.store.signing import SigningKeyError, keygen, load_verifier
 from mjledger.store.verify import ChainError
 from mjledger.store.views import views_path
@@ -32,7 +38,7 @@ HK = "hk-tsimshatsui-t3-2026-12-05"
 SC = "forge"
 
 
-def record(store: Path, key: Path | None = None) -> None:
+def record(store: str | Path, key: Path | None = None) -> None:
     ledger = Ledger(store, signing_key=key)
     ledger.record_log((EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8"))
     ledger.record_log(sichuan_match(6, seed=3, match_id=SC))
@@ -46,17 +52,37 @@ def key(tmp_path: Path) -> Path:
     return private
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def new_store(backend: str, request: pytest.FixtureRequest, name: str) -> str:
+    """A new, empty store on ``backend``: a file, or a fresh PostgreSQL database."""
+    if backend == "sqlite":
+        return str(request.getfixturevalue("tmp_path") / f"{name}.sqlite")
+    cluster = request.getfixturevalue("pg_cluster")
+    return str(cluster.url(cluster.create_database()))
+
+
 @pytest.fixture
-def store(tmp_path: Path) -> Path:
-    path = tmp_path / "store.sqlite"
+def store(backend: str, request: pytest.FixtureRequest) -> str:
+    path = new_store(backend, request, "store")
     record(path)
     return path
 
 
 @pytest.fixture
-def signed(tmp_path: Path, key: Path) -> Path:
-    path = tmp_path / "signed.sqlite"
+def signed(backend: str, request: pytest.FixtureRequest, key: Path) -> str:
+    path = new_store(backend, request, "signed")
     record(path, key)
+    return path
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Path:
+    path = tmp_path / "store.sqlite"
+    record(path)
     return path
 
 
@@ -64,11 +90,97 @@ def codes(report: AuditReport) -> set[str]:
     return {f.code for f in report.findings}
 
 
-def db(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(path, isolation_level=None)
+class Raw:
+    """A store's tables behind the ledger's back: plain ``sqlite3`` on a file (its views file
+    with ``views=True``), plain ``psycopg`` (autocommit) on a PostgreSQL database, where the
+    same statements run with PostgreSQL's names (``mjledger_events``, ``notification_id``,
+    ``%s``, the views' ``mjledger_views_tracking``). Stream ids come back as 32 hex digits,
+    states as bytes, on both."""
+
+    def __init__(self, store: str | Path, *, views: bool = False) -> None:
+        location = store_location(store)
+        self.postgres = not isinstance(location, SqliteStore)
+        if isinstance(location, SqliteStore):
+            path = views_path(location.path) if views else location.path
+            self.conn: Any = sqlite3.connect(path, isolation_level=None)
+        else:
+            import psycopg
+
+            self.conn = psycopg.connect(**location.conninfo(), autocommit=True)
+
+    def _sql(self, statement: str) -> str:
+        if not self.postgres:
+            return statement
+        statement = re.sub(r"\bstored_events\b", "mjledger_events", statement)
+        statement = re.sub(r"\browid\b", "notification_id", statement)
+        statement = re.sub(r"\bFROM tracking\b", "FROM mjledger_views_tracking", statement)
+        return statement.replace("?", "%s")
+
+    def execute(self, statement: str, params: Any = ()) -> _Rows:
+        cursor = self.conn.execute(self._sql(statement), params)
+        if cursor.description is None:
+            return _Rows([])
+        return _Rows([tuple(_plain(v) for v in row) for row in cursor.fetchall()])
+
+    def executemany(self, statement: str, params: Any) -> None:
+        if self.postgres:
+            with self.conn.cursor() as cursor:
+                cursor.executemany(self._sql(statement), params)
+        else:
+            self.conn.executemany(statement, params)
+
+    def __enter__(self) -> Raw:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
 
 
-def rows_of(path: Path, stream: Any) -> list[tuple[int, int, dict[str, Any]]]:
+class _Rows(list[tuple[Any, ...]]):
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self[0] if self else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return list(self)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, UUID):
+        return value.hex
+    if isinstance(value, memoryview):
+        return bytes(value)
+    return value
+
+
+def db(store: str | Path) -> Raw:
+    return Raw(store)
+
+
+def views_db(store: str | Path) -> Raw:
+    return Raw(store, views=True)
+
+
+def drop_views(store: str | Path) -> None:
+    """Remove the read models: the views file, or the view tables of a PostgreSQL schema."""
+    location = store_location(store)
+    if isinstance(location, SqliteStore):
+        views_path(location.path).unlink()
+        return
+    with db(store) as c:
+        for table in (
+            "view_matches",
+            "view_hand_ids",
+            "view_hands",
+            "view_hand_net",
+            "view_progress",
+            "view_damage",
+            "view_hand_balances",
+            "mjledger_views_tracking",
+        ):
+            c.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def rows_of(path: str | Path, stream: Any) -> list[tuple[int, int, dict[str, Any]]]:
     with db(path) as c:
         found = c.execute(
             "SELECT rowid, originator_version, state FROM stored_events "
@@ -78,7 +190,7 @@ def rows_of(path: Path, stream: Any) -> list[tuple[int, int, dict[str, Any]]]:
     return [(rowid, version, json.loads(state)) for rowid, version, state in found]
 
 
-def put(path: Path, rowid: int, data: dict[str, Any]) -> None:
+def put(path: str | Path, rowid: int, data: dict[str, Any]) -> None:
     with db(path) as c:
         c.execute(
             "UPDATE stored_events SET state = ? WHERE rowid = ?",
@@ -93,7 +205,7 @@ def pub(key: Path) -> Any:
 # --- an untouched store ---------------------------------------------------------------------
 
 
-def test_an_untouched_store_audits_clean(store: Path) -> None:
+def test_an_untouched_store_audits_clean(store: str) -> None:
     report = audit(store)
     assert report.findings == ()
     assert report.clean
@@ -104,7 +216,7 @@ def test_an_untouched_store_audits_clean(store: Path) -> None:
 
 
 def test_an_untouched_signed_store_audits_clean_with_its_public_key(
-    signed: Path, key: Path
+    signed: str, key: Path
 ) -> None:
     report = audit(signed, public_key=pub(key))
     assert report.findings == ()
@@ -130,7 +242,7 @@ def test_a_library_recorded_store_with_tables_and_an_open_hand_audits_clean(tmp_
 # --- tampering, each detected and named -----------------------------------------------------
 
 
-def test_a_changed_fan_in_a_stored_win_is_found(store: Path) -> None:
+def test_a_changed_fan_in_a_stored_win_is_found(store: str) -> None:
     rows = rows_of(store, hand_stream(HK, 3))
     rowid, version, data = next(r for r in rows if r[2]["type"] == "won_on_discard")
     data["fan"] += 1
@@ -140,11 +252,12 @@ def test_a_changed_fan_in_a_stored_win_is_found(store: Path) -> None:
     broken = next(f for f in report.findings if f.code == "chain_broken")
     assert (broken.match, broken.hand, broken.version) == (HK, 3, version)
     # Its export line: the won_on_discard is line `version` of hand 3's stream.
-    export = Ledger(store).export(HK).splitlines()
+    with Ledger(store) as ledger:
+        export = ledger.export(HK).splitlines()
     assert json.loads(export[broken.line - 1])["type"] == "won_on_discard"
 
 
-def test_one_deleted_event_is_found(store: Path) -> None:
+def test_one_deleted_event_is_found(store: str) -> None:
     rows = rows_of(store, hand_stream(SC, 2))
     rowid, version, _ = rows[2]
     with db(store) as c:
@@ -155,7 +268,7 @@ def test_one_deleted_event_is_found(store: Path) -> None:
     assert {"row_missing", "closing_differs", "head_mismatch"} <= codes(report)
 
 
-def test_two_swapped_events_of_a_hand_are_found(store: Path) -> None:
+def test_two_swapped_events_of_a_hand_are_found(store: str) -> None:
     rows = rows_of(store, hand_stream(HK, 2))
     (a, _, first), (b, _, second) = rows[1], rows[2]
     assert first != second
@@ -166,7 +279,7 @@ def test_two_swapped_events_of_a_hand_are_found(store: Path) -> None:
     assert all(f.hand in (2, None) for f in report.findings)
 
 
-def test_a_deleted_hand_is_found(store: Path) -> None:
+def test_a_deleted_hand_is_found(store: str) -> None:
     with db(store) as c:
         c.execute("DELETE FROM stored_events WHERE originator_id = ?", (hand_stream(HK, 5).hex,))
     report = audit(store)
@@ -175,7 +288,7 @@ def test_a_deleted_hand_is_found(store: Path) -> None:
     assert "head_mismatch" in codes(report)
 
 
-def test_a_truncated_last_hand_is_found_by_the_head(store: Path) -> None:
+def test_a_truncated_last_hand_is_found_by_the_head(store: str) -> None:
     """No chain shows a tail cut off: the last hand and its hand_closed go together."""
     last = rows_of(store, match_stream(SC))[-1]
     cut = len(rows_of(store, hand_stream(SC, 6))) + 1
@@ -184,15 +297,15 @@ def test_a_truncated_last_hand_is_found_by_the_head(store: Path) -> None:
         c.execute("DELETE FROM stored_events WHERE rowid = ?", (last[0],))
     report = audit(store)
     assert codes(report) == {"head_mismatch", "view_differs"}
-    views_path(store).unlink()  # without read models, only the head can tell
+    drop_views(store)  # without read models, only the head can tell
     report = audit(store)
     assert codes(report) == {"head_mismatch"}
     (finding,) = report.findings
     assert finding.expected["rows"] - finding.found["rows"] == cut
 
 
-def test_an_edited_read_model_row_is_found(store: Path) -> None:
-    with db(views_path(store)) as c:
+def test_an_edited_read_model_row_is_found(store: str) -> None:
+    with views_db(store) as c:
         c.execute(
             "UPDATE view_hand_net SET amount = amount + 5 WHERE match = ? AND number = 4 "
             "AND player = 'bo'",
@@ -205,7 +318,7 @@ def test_an_edited_read_model_row_is_found(store: Path) -> None:
     assert finding.found["net"]["bo"] == finding.expected["net"]["bo"] + 5
 
 
-def test_an_edited_hand_closed_is_found(store: Path) -> None:
+def test_an_edited_hand_closed_is_found(store: str) -> None:
     rowid, version, data = rows_of(store, match_stream(HK))[3]
     assert data["type"] == "hand_closed"
     data["net"] = {p: -n for p, n in data["net"].items()}
@@ -216,7 +329,7 @@ def test_an_edited_hand_closed_is_found(store: Path) -> None:
     assert (differs.hand, differs.version) == (3, version)
 
 
-def test_an_edited_topic_is_found(store: Path) -> None:
+def test_an_edited_topic_is_found(store: str) -> None:
     rowid = rows_of(store, hand_stream(HK, 1))[1][0]
     with db(store) as c:
         c.execute(
@@ -225,7 +338,7 @@ def test_an_edited_topic_is_found(store: Path) -> None:
     assert codes(audit(store)) == {"topic_mismatch", "head_mismatch"}
 
 
-def test_a_row_from_nowhere_is_found(store: Path) -> None:
+def test_a_row_from_nowhere_is_found(store: str) -> None:
     with db(store) as c:
         c.execute(
             "INSERT INTO stored_events VALUES (?, 1, 'mjledger.events:Discarded', ?)",
@@ -235,13 +348,13 @@ def test_a_row_from_nowhere_is_found(store: Path) -> None:
     assert codes(audit(store)) == {"stray_rows", "head_mismatch", "view_behind"}
 
 
-def forge_kong(path: Path, tmp: Path) -> None:
+def forge_kong(path: str, tmp: Path) -> None:
     """Insert a concealed kong into hand 2 of the Sichuan match as a thorough forger would:
     re-derive every row after it with mjledger itself (chains, hand_closed, later hands, the
-    head, the read models), keep the old signatures, and write it all back with sqlite3."""
-    original = Ledger(path)
-    lines = original.export(SC).splitlines()
-    original.close()
+    head, the read models), keep the old signatures, and write it all back with sqlite3 (or
+    psycopg)."""
+    with Ledger(path) as original:
+        lines = original.export(SC).splitlines()
     starts = [i for i, line in enumerate(lines) if json.loads(line)["type"] == "hand_started"]
     at = starts[1] + 5  # after hand 2's hand_started and its four void suits
     kong = {"type": "kong_declared", "player": "cy", "kind": "concealed"}
@@ -286,16 +399,22 @@ def forge_kong(path: Path, tmp: Path) -> None:
             (count, last, digest, head_signature),
         )
         c.execute("COMMIT")
-    shutil.copy(views_path(forged_store), views_path(path))
+    if c.postgres:  # the read models beside the events: rebuilt by mjledger from the forgery
+        with Ledger(path) as ledger:
+            ledger.views.rebuild()
+    else:
+        shutil.copy(views_path(forged_store), views_path(Path(path)))
 
 
 def test_a_forged_kong_with_a_recomputed_chain_is_found_only_by_the_signed_mode(
-    signed: Path, key: Path, tmp_path: Path
+    signed: str, key: Path, tmp_path: Path
 ) -> None:
-    before = Ledger(signed).settlement(SC, 2).net()
+    with Ledger(signed) as ledger:
+        before = ledger.settlement(SC, 2).net()
     length = len(rows_of(signed, hand_stream(SC, 2)))
     forge_kong(signed, tmp_path)
-    after = Ledger(signed).settlement(SC, 2).net()
+    with Ledger(signed) as ledger:
+        after = ledger.settlement(SC, 2).net()
     assert after != before  # the forgery moves money
     assert len(rows_of(signed, hand_stream(SC, 2))) == length + 1
     # Without the key, everything is consistent: the chain was recomputed.
@@ -312,19 +431,19 @@ def test_a_forged_kong_with_a_recomputed_chain_is_found_only_by_the_signed_mode(
 
 
 def test_an_unsigned_store_under_a_public_key_has_unsigned_hands_and_head(
-    store: Path, key: Path
+    store: str, key: Path
 ) -> None:
     report = audit(store, public_key=pub(key))
     assert codes(report) == {"unsigned_hand", "unsigned_head"}
     assert len([f for f in report.findings if f.code == "unsigned_hand"]) == 16 + 6
 
 
-def test_signatures_from_another_key_do_not_verify(signed: Path, tmp_path: Path) -> None:
+def test_signatures_from_another_key_do_not_verify(signed: str, tmp_path: Path) -> None:
     other, _ = keygen(tmp_path / "other.pem")
     assert codes(audit(signed, public_key=pub(other))) == {"signature_invalid"}
 
 
-def test_a_stripped_signature_is_an_unsigned_hand(signed: Path, key: Path) -> None:
+def test_a_stripped_signature_is_an_unsigned_hand(signed: str, key: Path) -> None:
     rowid, _, data = rows_of(signed, match_stream(HK))[2]
     del data["signature"]
     put(signed, rowid, data)
@@ -352,7 +471,7 @@ def test_a_public_key_is_not_a_signing_key(tmp_path: Path, key: Path) -> None:
         keygen(key)
 
 
-def head_by_the_formula(path: Path) -> tuple[int, str]:
+def head_by_the_formula(path: str | Path) -> tuple[int, str]:
     """docs/store.md's head formula, written out again here."""
     digest = ""
     with db(path) as c:
@@ -366,8 +485,10 @@ def head_by_the_formula(path: Path) -> tuple[int, str]:
     return len(rows), digest
 
 
-def test_the_head_row_follows_every_transaction(tmp_path: Path) -> None:
-    path = tmp_path / "h.sqlite"
+def test_the_head_row_follows_every_transaction(
+    backend: str, request: pytest.FixtureRequest
+) -> None:
+    path = new_store(backend, request, "h")
     ledger = Ledger(path)
     match = ledger.start_match("hongkong", ["ana", "bo", "cy", "di"], match_id="h")
     for step in range(3):
@@ -384,7 +505,7 @@ def test_the_head_row_follows_every_transaction(tmp_path: Path) -> None:
     assert head.agrees
 
 
-def test_a_store_from_before_the_head_gets_one_when_opened(store: Path) -> None:
+def test_a_store_from_before_the_head_gets_one_when_opened(store: str) -> None:
     with db(store) as c:
         c.execute("DROP TABLE ledger_head")
     assert codes(audit(store)) == {"head_missing"}
@@ -392,7 +513,7 @@ def test_a_store_from_before_the_head_gets_one_when_opened(store: Path) -> None:
     assert audit(store).findings == ()
 
 
-def test_a_removed_head_row_is_found_and_stops_recording(store: Path) -> None:
+def test_a_removed_head_row_is_found_and_stops_recording(store: str) -> None:
     with db(store) as c:
         c.execute("DELETE FROM ledger_head")
     assert codes(audit(store)) == {"head_missing"}
@@ -403,7 +524,7 @@ def test_a_removed_head_row_is_found_and_stops_recording(store: Path) -> None:
     ledger.close()
 
 
-def test_a_published_head_shows_a_rollback(store: Path) -> None:
+def test_a_published_head_shows_a_rollback(store: str) -> None:
     published = store_head(store).digest
     last = rows_of(store, match_stream(SC))[-1]
     with db(store) as c:  # a thorough attacker: truncate, then recompute the head
@@ -417,7 +538,7 @@ def test_a_published_head_shows_a_rollback(store: Path) -> None:
         c.execute(
             "UPDATE ledger_head SET rows = ?, notification = ?, digest = ?", (count, rowid, digest)
         )
-    views_path(store).unlink()
+    drop_views(store)
     assert audit(store).findings == ()  # consistent in itself...
     assert store_head(store).digest != published  # ...but not the head that was published
 
@@ -425,7 +546,7 @@ def test_a_published_head_shows_a_rollback(store: Path) -> None:
 # --- verify on read -------------------------------------------------------------------------
 
 
-def test_verify_on_read_refuses_a_broken_stream(store: Path) -> None:
+def test_verify_on_read_refuses_a_broken_stream(store: str) -> None:
     rowid, _, data = next(
         r for r in rows_of(store, hand_stream(HK, 3)) if r[2]["type"] == "discarded"
     )
@@ -442,7 +563,7 @@ def test_verify_on_read_refuses_a_broken_stream(store: Path) -> None:
     assert Ledger(store, verify=True).replay_match(SC).totals()
 
 
-def test_verify_on_read_checks_the_match_a_hand_starts_from(store: Path) -> None:
+def test_verify_on_read_checks_the_match_a_hand_starts_from(store: str) -> None:
     rowid, _, data = rows_of(store, match_stream(HK))[0]
     data["players"] = list(reversed(data["players"]))
     put(store, rowid, data)
@@ -457,14 +578,14 @@ def run(*args: str) -> Any:
     return CliRunner().invoke(main, list(args))
 
 
-def test_cli_audit_exit_status_and_json(store: Path, tmp_path: Path) -> None:
+def test_cli_audit_exit_status_and_json(store: str, tmp_path: Path) -> None:
     clean = run("audit", "--store", str(store))
     assert clean.exit_code == 0, clean.output
     assert "no findings" in clean.output
     out = run("audit", "--store", str(store), "--json")
     assert out.exit_code == 0
     assert json.loads(out.output)["clean"] is True
-    with db(views_path(store)) as c:
+    with views_db(store) as c:
         c.execute("UPDATE view_hands SET dealer = 'zed' WHERE number = 1")
     found = run("audit", "--store", str(store), "--json")
     assert found.exit_code == 1
@@ -518,7 +639,7 @@ def test_cli_keygen_signed_record_and_audit_with_the_public_key(tmp_path: Path) 
     assert "unsigned_hand" in bad.output
 
 
-def test_cli_head_prints_the_digest_by_the_formula(store: Path) -> None:
+def test_cli_head_prints_the_digest_by_the_formula(store: str) -> None:
     result = run("audit", "--store", str(store), "--head")
     assert result.exit_code == 0
     assert result.output.strip() == head_by_the_formula(store)[1]
@@ -530,7 +651,7 @@ def test_cli_head_prints_the_digest_by_the_formula(store: Path) -> None:
     assert "is not the head" in cut.stderr
 
 
-def test_cli_verify_refuses_to_settle_a_broken_hand(store: Path) -> None:
+def test_cli_verify_refuses_to_settle_a_broken_hand(store: str) -> None:
     rowid, _, data = next(
         r for r in rows_of(store, hand_stream(HK, 2)) if r[2]["type"] == "discarded"
     )
@@ -575,14 +696,15 @@ def test_the_head_stays_whole_under_concurrent_writers(tmp_path: Path) -> None:
     assert (report.summary.matches, report.summary.hands) == (12, 36)
 
 
-def test_cli_audit_of_an_unknown_match_exits_2(store: Path) -> None:
+def test_cli_audit_of_an_unknown_match_exits_2(store: str) -> None:
     result = CliRunner().invoke(main, ["audit", "--store", str(store), "--match", "nope"])
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"mjledger: no match 'nope' in {store}"
+    assert result.stderr.strip() == f"mjledger: no match 'nope' in {store_location(store)}"
 
 
-def test_a_damaged_views_file_is_a_finding_not_an_unreadable_store(store: Path) -> None:
-    with db(views_path(store)) as c:
+def test_a_damaged_views_file_is_a_finding_not_an_unreadable_store(sqlite_store: Path) -> None:
+    store = sqlite_store
+    with views_db(store) as c:
         c.execute("DROP TABLE view_hand_net")
     report = audit(store)
     assert codes(report) == {"view_differs"}
@@ -591,7 +713,7 @@ def test_a_damaged_views_file_is_a_finding_not_an_unreadable_store(store: Path) 
     assert codes(audit(store)) == {"view_differs"}
 
 
-def test_a_hand_cut_short_in_the_middle_of_a_match_is_one_hand_s_findings(store: Path) -> None:
+def test_a_hand_cut_short_in_the_middle_of_a_match_is_one_hand_s_findings(store: str) -> None:
     rows = rows_of(store, hand_stream(HK, 4))
     with db(store) as c:
         c.execute("DELETE FROM stored_events WHERE rowid = ?", (rows[-1][0],))
@@ -602,7 +724,7 @@ def test_a_hand_cut_short_in_the_middle_of_a_match_is_one_hand_s_findings(store:
 
 @pytest.mark.parametrize("number", [0, 10**9])
 def test_a_hand_closed_with_a_wild_number_is_found_and_the_audit_ends(
-    store: Path, number: int
+    store: str, number: int
 ) -> None:
     rowid, _, data = rows_of(store, match_stream(HK))[5]
     data["number"] = number
@@ -611,7 +733,7 @@ def test_a_hand_closed_with_a_wild_number_is_found_and_the_audit_ends(
     assert {"chain_broken", "closing_differs", "head_mismatch"} <= codes(report)
 
 
-def test_a_deleted_hand_closed_is_missing_and_the_next_hands_still_line_up(store: Path) -> None:
+def test_a_deleted_hand_closed_is_missing_and_the_next_hands_still_line_up(store: str) -> None:
     rowid, _, data = rows_of(store, match_stream(HK))[5]
     assert data["number"] == 5
     with db(store) as c:
@@ -623,7 +745,7 @@ def test_a_deleted_hand_closed_is_missing_and_the_next_hands_still_line_up(store
     assert not codes(report) & {"replay_differs", "closing_differs", "rotation_differs"}
 
 
-def test_the_audit_reports_progress_up_to_its_total(store: Path) -> None:
+def test_the_audit_reports_progress_up_to_its_total(store: str) -> None:
     calls: list[tuple[int, int]] = []
     audit(store, progress=lambda done, total: calls.append((done, total)))
     assert calls  # every 1,024 rows, and once at the end

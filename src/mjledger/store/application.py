@@ -132,7 +132,7 @@ class Ledger(Application[uuid.UUID]):
         beside the store (``":memory:"`` when that file cannot be written).
 
         ``signing_key`` (else ``$MJLEDGER_SIGNING_KEY``): a private key file to sign each hand's
-        closing and the store head with (SQLite only); ``verify``: check the digest chain of
+        closing and the store head with; ``verify``: check the digest chain of
         every stream before settling from it (docs/store.md, "Verify on read")."""
         if persistence not in PERSISTENCE:
             raise StoreError(
@@ -182,14 +182,8 @@ class Ledger(Application[uuid.UUID]):
 
                 raise open_failure(self.postgres, error) from None
             raise
-        if persistence == "sqlite":
+        if persistence != "memory":  # both backends' recorders keep the head and sign
             self.recorder.signer = signer  # type: ignore[attr-defined]
-        elif signer is not None and persistence == "postgres":
-            self.close()
-            raise StoreError(
-                f"cannot sign in {self.location}: signed checkpoints are kept by SQLite stores "
-                "only for now"
-            )
         self.verifier = ChainVerifier(self.recorder) if verify else None
 
     def construct_mapper(self) -> Mapper[uuid.UUID]:

@@ -1,8 +1,9 @@
 """The audit: re-derive everything in a store from its raw rows and say what does not agree.
 
-It reads the SQLite file directly (read-only, one snapshot), never through the ledger's
-caches, folds or read models, and streams: one match stream and one hand at a time, each read
-straight from SQLite in stream order, and one pass in commit order for the store head. What
+It reads the store's rows directly (read-only, one snapshot: a SQLite file or a PostgreSQL
+schema, through :mod:`mjledger.store.audit_rows`), never through the ledger's caches, folds or
+read models, and streams: one match stream and one hand at a time, each read straight from the
+database in stream order, and one pass in commit order for the store head. What
 it checks, per match: every row's link in its stream's digest chain, its topic against its
 ``type``, no version missing; each hand chained into its match; each hand replayed under the
 match's rules (legal, zero-sum, fans and wall facts from tiles where tiles are logged) and its
@@ -16,11 +17,9 @@ Findings are values (:class:`Finding`) with stable codes (:data:`CODES`).
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import quote
 
 import attrs
 from attrs import define, frozen
@@ -31,6 +30,7 @@ from mjledger.fold.match import MatchState, evolve, open_hand, start
 from mjledger.log.codec import decode_json
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.store.audit_rows import AuditRows, SqliteRows
 from mjledger.store.corrections import correction_stream, corrections_stream
 from mjledger.store.events import (
     HandClosed,
@@ -39,7 +39,7 @@ from mjledger.store.events import (
     MatchOpened,
     TableOpened,
 )
-from mjledger.store.head import SELECT_HEAD, fold_head
+from mjledger.store.head import fold_head
 from mjledger.store.importer import closing_of, stand_alone_start
 from mjledger.store.integrity import (
     HEAD_GENESIS,
@@ -54,7 +54,6 @@ from mjledger.store.location import PostgresStore, StoreLocation, store_location
 from mjledger.store.records import GENESIS, STORE_CONVERTER, stored_form
 from mjledger.store.signing import Verifier
 from mjledger.store.streams import hand_stream, match_stream
-from mjledger.store.views import views_path
 
 CODES: Final[dict[str, str]] = {
     "row_unreadable": "a stored row is not JSON, or not an event of its type",
@@ -86,7 +85,6 @@ CODES: Final[dict[str, str]] = {
 }
 
 _HAND_FIELDS: Final = ("number", "events", "hand_digest")
-_VIEW_TABLES: Final = ("tracking", "view_matches", "view_hand_ids", "view_hands", "view_hand_net")
 _ROTATION_FIELDS: Final = ("dealer", "dealer_streak", "round_wind")
 
 
@@ -202,58 +200,29 @@ class StoreHead:
         return (self.stored_rows, self.stored_digest) == (self.rows, self.digest)
 
 
-def audited_path(store: str | Path | StoreLocation | None = None) -> Path:
-    """The SQLite file to audit. The store head is kept by SQLite stores only for now: a
-    PostgreSQL store is refused in one line (exit status 2 on the command line)."""
+def open_rows(store: str | Path | StoreLocation | None = None) -> AuditRows:
+    """A read-only snapshot of the store's rows: a SQLite file or a PostgreSQL schema."""
     location = store_location(store)
     if isinstance(location, PostgresStore):
-        raise StoreError(
-            f"cannot audit {location}: the audit and the store head support SQLite stores "
-            "only for now (PostgreSQL stores keep no head)"
-        )
-    return location.path
+        from mjledger.store.postgres_audit import PostgresRows
+
+        return PostgresRows(location)
+    return SqliteRows(location.path)
 
 
 def store_head(path: str | Path | StoreLocation | None = None) -> StoreHead:
     """The store's head digest by the formula of docs/store.md, recomputed from its rows."""
-    db = _connect(audited_path(path))
+    source = open_rows(path)
     try:
-        rows, _last, digest = fold_head(_all_rows(db))
-        stored = _stored_head(db)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read the store {path}: {exc}") from None
+        rows, _last, digest = fold_head(source.all_rows())
+        stored = source.stored_head()
+    except source.failures as exc:
+        raise source.failure(exc) from None
     finally:
-        db.close()
+        source.close()
     if stored is None:
         return StoreHead(rows, digest, None, None, None)
     return StoreHead(rows, digest, stored[0], stored[2], stored[3])
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    if not path.is_file():
-        raise StoreError(f"no store at {path}")
-    try:
-        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
-        db.isolation_level = None
-        db.execute("BEGIN")  # one snapshot for the whole audit, even while others record
-        db.execute("SELECT 1 FROM stored_events LIMIT 1").fetchall()
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read the store {path}: {exc}") from None
-    return db
-
-
-def _all_rows(db: sqlite3.Connection) -> Iterator[Any]:
-    return db.execute(
-        "SELECT rowid, originator_id, originator_version, topic, state "
-        "FROM stored_events ORDER BY rowid"
-    )
-
-
-def _stored_head(db: sqlite3.Connection) -> Any:
-    try:
-        return db.execute(SELECT_HEAD).fetchone()
-    except sqlite3.OperationalError:  # no head table: a store from before the head
-        return None
 
 
 @frozen
@@ -278,11 +247,14 @@ class Auditor:
         public_key: Verifier | None = None,
         progress: Progress | None = None,
     ) -> None:
-        self.path = audited_path(path)
+        self.location = store_location(path)
         self.only = list(matches) if matches is not None else None
         self.verifier = public_key
         self.progress = progress
-        self.summary = AuditSummary(store=str(self.path), signatures_checked=public_key is not None)
+        self.summary = AuditSummary(
+            store=str(self.location), signatures_checked=public_key is not None
+        )
+        self.views: AuditRows | None = None
         self._pending: list[Finding] = []
         self._corrected_streams = 0
         self._done = 0
@@ -291,33 +263,33 @@ class Auditor:
     # --- driving ------------------------------------------------------------------------------
 
     def run(self) -> Iterator[Finding]:
-        db = _connect(self.path)
-        self.db = db
-        self.views = self._open_views()
+        source = open_rows(self.location)
+        self.rows = source
         try:
+            source.open_views()
+            self.summary.views = source.views_status
+            self.views = source if source.views_status == "compared" else None
+            if source.views_problem is not None:
+                self._find("view_differs", source.views_problem)
             yield from self._run()
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot read the store {self.path}: {exc}") from None
+        except source.failures as exc:
+            raise source.failure(exc) from None
         finally:
-            db.close()
-            if self.views is not None:
-                self.views.close()
+            source.close()
 
     def _run(self) -> Iterator[Finding]:
-        db = self.db
-        self._total = 2 * (db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0] or 0)
-        db.execute("CREATE TEMP TABLE audited (stream TEXT PRIMARY KEY)")
+        self._total = 2 * self.rows.last_notification()
         yield from self._check_views_position()
         if self.only is None:
             discovered = self._starting(MatchStarted.TYPE)
-            matches: Iterable[tuple[str, str | None]] = ((s, None) for (s,) in discovered)
+            matches: Iterable[tuple[str, str | None]] = ((s, None) for s in discovered)
         else:
             matches = [(match_stream(m).hex, m) for m in self.only]
         for stream, match_id in matches:
             self._match(stream, match_id)
             yield from self._flush()
         if self.only is None:
-            for (stream,) in self._starting(TableOpened.TYPE):
+            for stream in self._starting(TableOpened.TYPE):
                 self._table(stream)
                 yield from self._flush()
         yield from self._head()
@@ -328,14 +300,10 @@ class Auditor:
         if self.progress is not None:
             self.progress(self._total, self._total)
 
-    def _starting(self, kind: str) -> Iterator[tuple[str]]:
+    def _starting(self, kind: str) -> Iterator[str]:
         """The streams whose first row is stored under the topic of ``kind``, in commit order
         (a first row stored under another topic leaves its stream to the stray-row check)."""
-        return self.db.execute(
-            "SELECT originator_id FROM stored_events WHERE originator_version = 1 "
-            "AND topic = ? ORDER BY rowid",
-            (topic_of(kind),),
-        )
+        return self.rows.starting(topic_of(kind))
 
     def _flush(self) -> Iterator[Finding]:
         pending, self._pending = self._pending, []
@@ -353,12 +321,7 @@ class Auditor:
     # --- rows ---------------------------------------------------------------------------------
 
     def _stream(self, stream: str) -> Iterator[tuple[int, int, str, Any]]:
-        self.db.execute("INSERT OR IGNORE INTO temp.audited VALUES (?)", (stream,))
-        return self.db.execute(
-            "SELECT rowid, originator_version, topic, state FROM stored_events "
-            "WHERE originator_id = ? ORDER BY originator_version",
-            (stream,),
-        )
+        return self.rows.stream(stream)
 
     def _rows(
         self,
@@ -431,7 +394,7 @@ class Auditor:
         rows = self._rows(self._stream(stream), GENESIS, stream, lambda v: {"match": match_id})
         first = next(rows, None)
         if first is None:
-            raise StoreError(f"no match {match_id!r} in {self.path}")
+            raise StoreError(f"no match {match_id!r} in {self.summary.store}")
         started = first.event
         if not isinstance(started, MatchStarted) or first.version != 1:
             self._find(
@@ -747,12 +710,8 @@ class Auditor:
                     stream=stream,
                     version=row.version,
                 )
-            if (
-                isinstance(event, MatchOpened)
-                and not self.db.execute(
-                    "SELECT 1 FROM stored_events WHERE originator_id = ? LIMIT 1",
-                    (match_stream(event.match).hex,),
-                ).fetchone()
+            if isinstance(event, MatchOpened) and not self.rows.has_stream(
+                match_stream(event.match).hex
             ):
                 self._find(
                     "match_missing",
@@ -763,12 +722,7 @@ class Auditor:
                 )
 
     def _strays(self) -> None:
-        strays = self.db.execute(
-            "SELECT s.originator_id, COUNT(*), MIN(s.originator_version), MIN(s.topic) "
-            "FROM stored_events s LEFT JOIN temp.audited a ON a.stream = s.originator_id "
-            "WHERE a.stream IS NULL GROUP BY s.originator_id ORDER BY MIN(s.rowid) LIMIT 1000"
-        )
-        for stream, count, version, topic in strays:
+        for stream, count, version, topic in self.rows.strays():
             self._find(
                 "stray_rows",
                 f"{count} row(s) of a stream no match or table leads to (first: {topic})",
@@ -783,10 +737,10 @@ class Auditor:
                     self._advance(1024)
                 yield row
 
-        rows, _last, digest = fold_head(counted(_all_rows(self.db)), HEAD_GENESIS)
+        rows, _last, digest = fold_head(counted(self.rows.all_rows()), HEAD_GENESIS)
         self.summary.rows = rows
         self.summary.head = digest
-        stored = _stored_head(self.db)
+        stored = self.rows.stored_head()
         if stored is None:
             if rows:
                 self._find("head_missing", "the store has rows but no head row (ledger_head)")
@@ -817,37 +771,11 @@ class Auditor:
 
     # --- read models --------------------------------------------------------------------------
 
-    def _open_views(self) -> sqlite3.Connection | None:
-        path = views_path(self.path)
-        if not path.is_file():
-            self.summary.views = "absent"
-            return None
-        try:
-            db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
-            db.isolation_level = None
-            db.execute("BEGIN")
-            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
-        except sqlite3.Error as exc:
-            self._find("view_differs", f"the read models cannot be read: {exc}")
-            self.summary.views = "unreadable"
-            return None
-        missing = sorted(set(_VIEW_TABLES) - tables)
-        if missing:
-            self._find("view_differs", f"the read models lack {', '.join(missing)}")
-            self.summary.views = "unreadable"
-            db.close()
-            return None
-        self.summary.views = "compared"
-        return db
-
     def _check_views_position(self) -> Iterator[Finding]:
         if self.views is None:
             return self._flush()
-        latest = self.db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0] or 0
-        row = self.views.execute(
-            "SELECT MAX(notification_id) FROM tracking WHERE application_name = 'mjledger'"
-        ).fetchone()
-        position = row[0] or 0 if row else 0
+        latest = self.rows.last_notification()
+        position = self.views.view_position()
         if position > latest:
             self._find(
                 "view_differs",
@@ -871,10 +799,7 @@ class Auditor:
     ) -> None:
         if self.views is None:
             return
-        row = self.views.execute(
-            "SELECT seq, stream, ruleset, players, rules FROM view_matches WHERE match = ?",
-            (match_id,),
-        ).fetchone()
+        row = self.views.view_match(match_id)
         expected = [
             seq,
             stream,
@@ -923,7 +848,7 @@ class Auditor:
             "view_hand_net": 4 * hands,
         }
         for table, count in expected.items():
-            found = self.views.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            found = self.views.view_count(table)
             if found != count:
                 self._find(
                     "view_differs",
@@ -948,12 +873,8 @@ class _Corrections:
         self.auditor = auditor
         self.match = match_id
         self.stream = corrections_stream(match_id).hex
-        raw = auditor.db.execute(
-            "SELECT state FROM stored_events WHERE originator_id = ? ORDER BY originator_version",
-            (self.stream,),
-        ).fetchall()
         self.rows: list[dict[str, Any]] = []
-        for (state,) in raw:
+        for state in auditor.rows.states(self.stream):
             try:
                 self.rows.append(json.loads(state))
             except ValueError:
@@ -1025,12 +946,9 @@ class _Corrections:
 
     def _recorded_net(self, number: int) -> dict[str, int] | None:
         """The net hand ``number`` was closed with (its hand_closed row)."""
-        found = self.auditor.db.execute(
-            "SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
-            (match_stream(self.match).hex, number + 1),
-        ).fetchone()
+        found = self.auditor.rows.state_at(match_stream(self.match).hex, number + 1)
         try:
-            net = json.loads(found[0])["net"] if found else None
+            net = json.loads(found)["net"] if found is not None else None
         except (ValueError, KeyError):
             return None
         return net if isinstance(net, dict) else None
@@ -1109,16 +1027,8 @@ class _MatchView:
             self.hands: Iterator[Any] = iter(())
             self.nets: Iterator[Any] = iter(())
         else:
-            self.hands = views.execute(
-                "SELECT number, ruleset, dealer, dealer_streak, round_wind, outcome, winners, "
-                "next_dealer FROM view_hands WHERE match = ? ORDER BY number",
-                (match_id,),
-            )
-            self.nets = views.execute(
-                "SELECT number, player, ruleset, amount FROM view_hand_net WHERE match = ? "
-                "ORDER BY number, player",
-                (match_id,),
-            )
+            self.hands = views.view_hands(match_id)
+            self.nets = views.view_nets(match_id)
         self._reported: tuple[int, str] | None = None
         self._hand: Any = next(self.hands, None)
         self._net: Any = next(self.nets, None)

@@ -1,5 +1,8 @@
 """The store head, kept in the same transaction as the rows it covers (and signatures).
 
+(This module holds the SQLite recorder and what both backends share; the PostgreSQL recorder,
+:class:`mjledger.store.postgres.LedgerRecorder`, keeps the same head by the same formula.)
+
 No digest chain can show rows removed from the *end* of a stream: the last hand of a match,
 the last events of an open hand. So every recording transaction also updates one row of a small
 table, ``ledger_head``, with the head digest over every stored row in commit order
@@ -33,6 +36,10 @@ CREATE_HEAD: Final = (
     "rows INTEGER NOT NULL, notification INTEGER NOT NULL, digest TEXT NOT NULL, signature TEXT)"
 )
 SELECT_HEAD: Final = f"SELECT rows, notification, digest, signature FROM {HEAD_TABLE} WHERE id = 1"
+HEAD_ROW_MISSING: Final = (
+    "the store's head row is missing (ledger_head): nothing recorded; "
+    "audit the store (mjledger audit)"
+)
 # The rows that close a hand's record, signed when a signer is set: closings and corrections.
 _SIGNED: Final = frozenset(topic_of(cls) for cls in (HandClosed, HandCorrected, HandVoided))
 
@@ -52,6 +59,27 @@ def fold_head(rows: Iterable[Any], digest: str = HEAD_GENESIS) -> tuple[int, int
         count += 1
         last = rowid
     return count, last, digest
+
+
+def signed_events(
+    stored_events: Sequence[StoredEvent], signer: Signer | None
+) -> Sequence[StoredEvent]:
+    """The rows to insert: with a signer, each closing row carries its signature."""
+    if signer is None:
+        return stored_events
+    return [_signed(s, signer) for s in stored_events]
+
+
+def next_head(
+    rows: int, digest: str, stored_events: Sequence[StoredEvent], signer: Signer | None
+) -> tuple[int, str, str | None]:
+    """The head row after inserting ``stored_events`` (in order) after a head of ``rows`` rows
+    and ``digest``: rows, digest and (with a signer) signature. Both backends' recorders."""
+    for s in stored_events:
+        digest = head_step(digest, _hex(s.originator_id), s.originator_version, s.topic, s.state)
+    rows += len(stored_events)
+    signature = signer.sign(head_message(rows, digest)) if signer is not None else None
+    return rows, digest, signature
 
 
 class HeadRecorder(SQLiteApplicationRecorder):
@@ -85,24 +113,14 @@ class HeadRecorder(SQLiteApplicationRecorder):
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         signer = self.signer
-        if signer is not None:
-            stored_events = [_signed(s, signer) for s in stored_events]
+        stored_events = signed_events(stored_events, signer)
         ids = super()._insert_events(c, stored_events, **kwargs)
         # The inserts above hold the write lock, so the head read here is the latest one.
         c.execute(SELECT_HEAD)
         head = c.fetchone()
         if head is None:
-            raise StoreError(
-                "the store's head row is missing (ledger_head): nothing recorded; "
-                "audit the store (mjledger audit)"
-            )
-        rows, digest = head[0], head[2]
-        for s in stored_events:
-            digest = head_step(
-                digest, _hex(s.originator_id), s.originator_version, s.topic, s.state
-            )
-        rows += len(stored_events)
-        signature = signer.sign(head_message(rows, digest)) if signer is not None else None
+            raise StoreError(HEAD_ROW_MISSING)
+        rows, digest, signature = next_head(head[0], head[2], stored_events, signer)
         c.execute(
             f"UPDATE {HEAD_TABLE} SET rows = ?, notification = ?, digest = ?, signature = ? "
             "WHERE id = 1",

@@ -20,13 +20,18 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, TypeVar, cast
 
 import psycopg
 import psycopg.errors
-from eventsourcing.persistence import IntegrityError, PersistenceError, ProgrammingError
+from eventsourcing.persistence import (
+    IntegrityError,
+    PersistenceError,
+    ProgrammingError,
+    StoredEvent,
+)
 from eventsourcing.postgres import (
     PostgresApplicationRecorder,
     PostgresDatastore,
@@ -35,12 +40,24 @@ from eventsourcing.postgres import (
 from psycopg import sql
 from psycopg.rows import tuple_row
 
-from mjledger.errors import StoreConnectionError
+from mjledger.errors import StoreConnectionError, StoreError
+from mjledger.store.head import (
+    CREATE_HEAD,
+    HEAD_ROW_MISSING,
+    HEAD_TABLE,
+    SELECT_HEAD,
+    fold_head,
+    next_head,
+    signed_events,
+)
+from mjledger.store.integrity import head_message
 from mjledger.store.location import PostgresStore, redact
+from mjledger.store.signing import Signer
 from mjledger.store.views import SQL, VIEW_TABLES, LedgerSource, Overtaken, ViewsCore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+EVENTS_TABLE: Final = "mjledger_events"  # eventsourcing's name: the application's, "_events"
 VIEWS_TRACKING: Final = "mjledger_views_tracking"
 _FIRST_OPEN_LOCK: Final = 0x6D6A6C6564676572  # "mjledger": one advisory lock per database
 
@@ -90,9 +107,27 @@ def translated(method: F) -> F:
 
 
 class LedgerRecorder(PostgresApplicationRecorder):
-    """eventsourcing's PostgreSQL recorder, reporting failures as mjledger's errors."""
+    """eventsourcing's PostgreSQL recorder, reporting failures as mjledger's errors, plus the
+    store head (and signatures) per transaction, as :class:`mjledger.store.head.HeadRecorder`
+    keeps them on SQLite: the same table, the same formula over the same rows in commit
+    (``notification_id``) order, so both backends give one head for one history."""
 
-    insert_events = translated(PostgresApplicationRecorder.insert_events)
+    signer: Signer | None = None
+
+    def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        self.head_table = sql.SQL("{}.{}").format(
+            sql.Identifier(datastore.schema), sql.Identifier(HEAD_TABLE)
+        )
+        self.events_table = sql.SQL("{}.{}").format(
+            sql.Identifier(datastore.schema), sql.Identifier(self.events_table_name)
+        )
+        # docs/store.md's table, with PostgreSQL's 64-bit integers (SQLite's INTEGER is 64-bit)
+        create = CREATE_HEAD.replace(HEAD_TABLE, "{}", 1).replace(
+            " INTEGER NOT NULL", " BIGINT NOT NULL"
+        )
+        self.sql_create_statements.append(sql.Composed([sql.SQL(create).format(self.head_table)]))
+
     select_events = translated(PostgresApplicationRecorder.select_events)
     select_notifications = translated(PostgresApplicationRecorder.select_notifications)
     max_notification_id = translated(PostgresApplicationRecorder.max_notification_id)
@@ -100,6 +135,83 @@ class LedgerRecorder(PostgresApplicationRecorder):
     def create_table(self) -> None:
         with first_open(self.datastore):
             super().create_table()
+
+    def _create_table(self, curs: Any) -> None:
+        curs.execute("SELECT to_regclass(%s)", (f'"{self.datastore.schema}".{HEAD_TABLE}',))
+        adopt = next(iter(curs.fetchone().values())) is None
+        super()._create_table(curs)
+        if adopt:
+            # A new store, or one written before the head existed: the head starts from the
+            # rows there now (as on SQLite). The events table is locked meanwhile, so no
+            # writer of an older mjledger adds a row the head would miss.
+            self._lock_table(curs)
+            rows, last, digest = fold_head(self._all_rows(curs.connection))
+            signature = self.signer.sign(head_message(rows, digest)) if self.signer else None
+            curs.execute(
+                sql.SQL("INSERT INTO {} VALUES (1, %s, %s, %s, %s) ON CONFLICT DO NOTHING").format(
+                    self.head_table
+                ),
+                (rows, last, digest, signature),
+            )
+
+    def _all_rows(self, conn: Any) -> Iterator[tuple[int, str, int, str, bytes]]:
+        """Every row in commit order, through a server-side cursor (constant memory)."""
+        with conn.cursor(name="mjledger_head_rows", row_factory=tuple_row) as rows:
+            rows.itersize = 2000
+            rows.execute(
+                sql.SQL(
+                    "SELECT notification_id, originator_id, originator_version, topic, state "
+                    "FROM {} ORDER BY notification_id"
+                ).format(self.events_table)
+            )
+            for notification, stream, version, topic, state in rows:
+                yield notification, stream.hex, version, topic, bytes(state)
+
+    @translated
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        if self.datastore.enable_db_functions:
+            raise StoreError(
+                "POSTGRES_ENABLE_DB_FUNCTIONS bypasses the store head: mjledger does not use it"
+            )
+        stored_events = signed_events(stored_events, self.signer)
+        ids: Sequence[int] | None = PostgresApplicationRecorder.insert_events(
+            self, stored_events, **kwargs
+        )
+        return ids
+
+    def _insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **_: Any) -> None:
+        """Before the rows go in (in the same transaction): take the events table's lock
+        (which serializes writers, so the head read here is the latest) and move the head over
+        the rows. An exception raised here rolls the whole transaction back."""
+        if not stored_events:
+            return
+        self._lock_table(curs)
+        curs.execute(sql.SQL(SELECT_HEAD.replace(HEAD_TABLE, "{}", 1)).format(self.head_table))
+        head = curs.fetchone()
+        if head is None:
+            raise StoreError(HEAD_ROW_MISSING)
+        rows, digest, signature = next_head(
+            head["rows"], head["digest"], stored_events, self.signer
+        )
+        curs.execute(
+            sql.SQL("UPDATE {} SET rows = %s, digest = %s, signature = %s WHERE id = 1").format(
+                self.head_table
+            ),
+            (rows, digest, signature),
+        )
+
+    def _fetch_ids_after_insert_events(
+        self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+        if ids:
+            curs.execute(
+                sql.SQL("UPDATE {} SET notification = %s WHERE id = 1").format(self.head_table),
+                (ids[-1],),
+            )
+        return ids
 
 
 @contextmanager
