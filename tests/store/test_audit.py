@@ -215,9 +215,7 @@ def test_an_untouched_store_audits_clean(store: str) -> None:
         assert s.rows == c.execute("SELECT COUNT(*) FROM stored_events").fetchone()[0]
 
 
-def test_an_untouched_signed_store_audits_clean_with_its_public_key(
-    signed: str, key: Path
-) -> None:
+def test_an_untouched_signed_store_audits_clean_with_its_public_key(signed: str, key: Path) -> None:
     report = audit(signed, public_key=pub(key))
     assert report.findings == ()
     assert report.summary.signed_hands == 16 + 6
@@ -669,14 +667,16 @@ def test_every_code_is_documented() -> None:
         assert f"`{code}`" in docs, code
 
 
-def test_the_head_stays_whole_under_concurrent_writers(tmp_path: Path) -> None:
-    """Each writer updates the head in its own transaction, after its inserts: threads on one
+def test_the_head_stays_whole_under_concurrent_writers(
+    backend: str, request: pytest.FixtureRequest
+) -> None:
+    """Each writer updates the head in its own transaction, with its inserts: threads on one
     Ledger and a second Ledger (another connection) leave a head that covers every row."""
     from concurrent.futures import ThreadPoolExecutor
 
     from mjledger import SelfDrawn
 
-    path = tmp_path / "c.sqlite"
+    path = new_store(backend, request, "c")
     first, second = Ledger(path), Ledger(path)
 
     def play(n: int) -> None:

@@ -1,8 +1,9 @@
 """The audit beside main's PostgreSQL store and exit statuses (issue 12 after issue 11).
 
-The store head, signed checkpoints and the audit are kept by SQLite stores only for now: on a
-PostgreSQL store the audit is refused in one line with status 2 (never a crash), a signing key
-is refused rather than silently not signing, and verify on read works on both backends.
+The store head, signed checkpoints and the audit work on both backends: on PostgreSQL the
+audit reads one read-only snapshot, a store it cannot reach is status 2 in one line with the
+password masked, a signing key signs exactly as on SQLite (same head, same signatures for the
+same rows), and verify on read works on both.
 """
 
 from __future__ import annotations
@@ -10,17 +11,22 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 from click.testing import CliRunner
 
-from mjledger import StoreError
 from mjledger.cli import main
 from mjledger.ledger import Ledger
-from mjledger.store.audit import Auditor, store_head
-from mjledger.store.signing import keygen
+from mjledger.store.audit import audit, store_head
+from mjledger.store.location import store_location
+from mjledger.store.postgres_audit import PostgresRows
+from mjledger.store.signing import keygen, load_verifier
+from tests.backends import raw_rows
 from tests.conftest import EXAMPLES
 from tests.pg import PASSWORD
+from tests.store_logs import sichuan_match
 
 HK = "hk-tsimshatsui-t3-2026-12-05"
 AUDIT_CLI = importlib.import_module("mjledger.cli.audit")
@@ -31,37 +37,93 @@ def _record(store: str) -> None:
         ledger.record_log((EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("args", [(), ("--head",), ("--json",)])
-def test_audit_of_a_postgresql_store_is_refused_in_one_line(
-    pg_url: str, args: tuple[str, ...]
-) -> None:
+def test_audit_of_a_postgresql_store_on_the_command_line(pg_url: str) -> None:
     _record(pg_url)
-    result = CliRunner().invoke(main, ["audit", "--store", pg_url, *args])
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    assert result.stderr.count("\n") == 1, result.stderr
-    assert result.stderr.startswith("mjledger: cannot audit postgresql://mjledger:***@")
-    assert "SQLite stores only" in result.stderr
-    assert PASSWORD not in result.stderr
+    clean = CliRunner().invoke(main, ["audit", "--store", pg_url])
+    assert clean.exit_code == 0, clean.output
+    assert "no findings" in clean.stdout
+    assert "audit of postgresql://mjledger:***@" in clean.stdout
+    assert PASSWORD not in clean.output
+    data = json.loads(CliRunner().invoke(main, ["audit", "--store", pg_url, "--json"]).stdout)
+    assert data["clean"] is True
+    assert (data["summary"]["matches"], data["summary"]["hands"]) == (1, 16)
+    assert data["summary"]["views"] == "absent"  # nothing has caught the views up yet
+    head = CliRunner().invoke(main, ["audit", "--store", pg_url, "--head"])
+    assert head.exit_code == 0, head.output
+    assert head.stdout.strip() == store_head(pg_url).digest
 
 
-def test_the_library_refuses_a_postgresql_audit_with_a_store_error(pg_url: str) -> None:
-    with pytest.raises(StoreError, match="SQLite stores only"):
-        store_head(pg_url)
-    with pytest.raises(StoreError, match="SQLite stores only"):
-        Auditor(pg_url)
+def test_an_unreachable_postgresql_store_is_status_2_in_one_line(
+    pg_cluster: Any, pg_database: str
+) -> None:
+    wrong = pg_cluster.url(pg_database).replace(PASSWORD, PASSWORD + "-wrong")
+    gone = pg_cluster.url("no_such_database")
+    for url in (wrong, gone):
+        for args in ((), ("--head",), ("--json",)):
+            result = CliRunner().invoke(main, ["audit", "--store", url, *args])
+            assert result.exit_code == 2, result.output
+            assert result.stdout == ""
+            assert result.stderr.count("\n") == 1, result.stderr
+            assert result.stderr.startswith("mjledger: cannot open the store postgresql://")
+            assert ":***@" in result.stderr
+            assert PASSWORD not in result.stderr
 
 
-def test_signing_into_a_postgresql_store_is_refused(pg_url: str, tmp_path: Path) -> None:
-    private, _public = keygen(tmp_path / "k.pem")
-    with pytest.raises(StoreError, match="SQLite stores only"):
-        Ledger(pg_url, signing_key=private)
+def test_a_postgresql_database_without_a_store_is_status_2(pg_url: str) -> None:
+    result = CliRunner().invoke(main, ["audit", "--store", pg_url])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("mjledger: no store at postgresql://mjledger:***@")
+
+
+def test_the_postgresql_audit_reads_one_read_only_snapshot(pg_url: str) -> None:
+    _record(pg_url)
+    rows = PostgresRows(store_location(pg_url))
+    try:
+        before = rows.last_notification()
+        with Ledger(pg_url) as ledger:  # another writer, while the audit reads
+            ledger.start_match("sichuan", ["a", "b", "c", "d"], match_id="later")
+        assert rows.last_notification() == before
+        assert store_head(pg_url).rows > before
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            rows.conn.execute("DELETE FROM mjledger_events")
+    finally:
+        rows.close()
+
+
+def test_signing_into_a_postgresql_store_signs_as_on_sqlite(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same logs recorded at the same instant into both backends give byte-identical
+    rows, so the same head and the same signatures: one formula, two implementations."""
+    private, public = keygen(tmp_path / "k.pem")
+    stamp = "2026-12-05T10:00:00.000000+00:00"
+    monkeypatch.setattr("mjledger.store.records.now", lambda: stamp)
+    monkeypatch.setattr("mjledger.store.importer.now", lambda: stamp)
+    sqlite = str(tmp_path / "s.sqlite")
+    for store in (sqlite, pg_url):
+        with Ledger(store, signing_key=private) as ledger:
+            ledger.record_log((EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8"))
+            ledger.record_log(sichuan_match(4, seed=5, match_id="both"))
+            ledger.views.catch_up()
+    assert raw_rows(sqlite)
+    assert [r[1:] for r in raw_rows(pg_url)] == [r[1:] for r in raw_rows(sqlite)]
+    on_sqlite, on_postgres = store_head(sqlite), store_head(pg_url)
+    assert on_sqlite.agrees
+    assert on_postgres.agrees
+    assert on_postgres == on_sqlite  # rows, digest, and the head's signature
+    verifier = load_verifier(public)
+    reports = [audit(s, public_key=verifier) for s in (sqlite, pg_url)]
+    for report in reports:
+        assert report.findings == (), [str(f) for f in report.findings]
+        assert report.summary.head_signed
+    assert [r.summary.signed_hands for r in reports] == [16 + 4, 16 + 4]
+    assert reports[0].summary.head == reports[1].summary.head == on_sqlite.digest
     log = str(EXAMPLES / "hongkong-match.jsonl")
     result = CliRunner().invoke(
         main, ["record", log, "--store", pg_url, "--signing-key", str(private)]
     )
-    assert result.exit_code == 2
-    assert "SQLite stores only" in result.stderr
+    assert result.exit_code == 0, result.output
+    assert audit(pg_url, public_key=verifier).summary.head_signed
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
