@@ -23,7 +23,7 @@ from mjledger.store.audit import audit, store_head
 from mjledger.store.location import store_location
 from mjledger.store.postgres_audit import PostgresRows
 from mjledger.store.signing import keygen, load_verifier
-from tests.backends import raw_rows
+from tests.backends import raw_rows, set_state
 from tests.conftest import EXAMPLES
 from tests.pg import PASSWORD
 from tests.store_logs import sichuan_match
@@ -105,6 +105,11 @@ def test_signing_into_a_postgresql_store_signs_as_on_sqlite(
             ledger.record_log((EXAMPLES / "hongkong-match.jsonl").read_text(encoding="utf-8"))
             ledger.record_log(sichuan_match(4, seed=5, match_id="both"))
             ledger.views.catch_up()
+        log = str(EXAMPLES / "sichuan-match.jsonl")  # and through the command line
+        result = CliRunner().invoke(
+            main, ["record", log, "--store", store, "--signing-key", str(private)]
+        )
+        assert result.exit_code == 0, result.output
     assert raw_rows(sqlite)
     assert [r[1:] for r in raw_rows(pg_url)] == [r[1:] for r in raw_rows(sqlite)]
     on_sqlite, on_postgres = store_head(sqlite), store_head(pg_url)
@@ -116,14 +121,22 @@ def test_signing_into_a_postgresql_store_signs_as_on_sqlite(
     for report in reports:
         assert report.findings == (), [str(f) for f in report.findings]
         assert report.summary.head_signed
-    assert [r.summary.signed_hands for r in reports] == [16 + 4, 16 + 4]
+    hands = reports[0].summary.hands
+    assert hands > 16 + 4
+    assert [r.summary.signed_hands for r in reports] == [hands, hands]
     assert reports[0].summary.head == reports[1].summary.head == on_sqlite.digest
-    log = str(EXAMPLES / "hongkong-match.jsonl")
-    result = CliRunner().invoke(
-        main, ["record", log, "--store", pg_url, "--signing-key", str(private)]
-    )
-    assert result.exit_code == 0, result.output
-    assert audit(pg_url, public_key=verifier).summary.head_signed
+    # The same tampering behind the ledger's back gives the same report on both backends
+    # (findings, codes, positions, expected and found), the store's name aside.
+    for store in (sqlite, pg_url):
+        notification, _, _, _, state = next(
+            r for r in raw_rows(store) if r[4]["type"] == "won_on_discard"
+        )
+        set_state(store, notification, {**state, "fan": state["fan"] + 1})
+    tampered = [audit(s, public_key=verifier).to_json() for s in (sqlite, pg_url)]
+    for report in tampered:
+        del report["summary"]["store"]
+    assert tampered[0] == tampered[1]
+    assert {"chain_broken", "replay_differs", "head_mismatch"} <= set(tampered[0]["counts"])
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -156,3 +169,24 @@ def test_an_internal_error_in_the_audit_is_status_70(
     assert result.exit_code == 70
     assert result.stdout == ""
     assert result.stderr.startswith("mjledger: internal error (ValueError: inside the audit")
+
+
+def test_the_postgresql_audit_streams_through_pages_and_cursors(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every stream read in keyset pages and the long reads through server-side cursors give
+    the same audit however small the pages are (a page of 2 rows splits every stream)."""
+    _record(pg_url)
+    expected = audit(pg_url)
+    assert expected.findings == ()
+    monkeypatch.setattr("mjledger.store.postgres_audit.PAGE", 2)
+    assert audit(pg_url) == expected
+    rows = PostgresRows(store_location(pg_url))
+    try:
+        every = rows.all_rows()
+        next(every)  # the cursor is open on the server, the rest not yet fetched
+        cursors = rows.conn.execute("SELECT count(*) FROM pg_cursors").fetchone()
+        assert cursors == (1,)
+        assert sum(1 for _ in every) + 1 == expected.summary.rows
+    finally:
+        rows.close()
