@@ -7,7 +7,11 @@ Figures (issue 12, "Benchmarks"):
    ``sqlite3`` reading every row of the same store and ``json.loads``-ing it — unsigned, then
    a signed store of the same hands audited with its public key;
 2. the peak memory (max RSS) of a separate process auditing a store of M hands, next to the
-   same process before it audits: the audit streams, so this stays flat as M grows.
+   same process before it audits: the audit streams, so this stays flat as M grows;
+3. with ``--postgres``: the same hands recorded into a PostgreSQL store (a throwaway server,
+   ``tests/pg.py``), audited there, next to raw ``psycopg`` reading every row through a
+   server-side cursor and ``json.loads``-ing it, and next to the SQLite audit of figure 1a;
+   and the peak memory of a separate process auditing M hands on PostgreSQL.
 
 Stores are written in matches of 100 hands, into /dev/shm where there is one: for figure 1
 through ``Ledger.record_log`` (one transaction per hand) with the read models caught up; for
@@ -17,6 +21,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_audit.py --quick            # 5,000 and 20,000 hands
     .venv/bin/python benchmarks/bench_audit.py                    # 100,000 and 1,000,000
+    .venv/bin/python benchmarks/bench_audit.py --quick --postgres --skip memory
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ _TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
 
 def build(
-    store: Path, hands: int, seed: int, *, key: Path | None, views: bool, direct: bool = False
+    store: Path | str, hands: int, seed: int, *, key: Path | None, views: bool, direct: bool = False
 ) -> float:
     """Record ``hands`` hands in matches of PER_MATCH; returns the seconds it took.
 
@@ -106,7 +111,7 @@ def report(name: str, hands: int, wall: float, cpu: float, raw: tuple[float, flo
     )
 
 
-def throughput(hands: int, seed: int, tmp: Path) -> None:
+def throughput(hands: int, seed: int, tmp: Path) -> Path:
     key, _ = keygen(tmp / "bench.pem")
     verifier = load_verifier(tmp / "bench.pem.pub")
     for signed in (False, True):
@@ -130,6 +135,71 @@ def throughput(hands: int, seed: int, tmp: Path) -> None:
             f"{hands / raw_wall:9,.0f} hands/s  ({rows:,} rows)"
         )
         report("audit" + (" --public-key" if signed else ""), hands, wall, cpu, (raw_wall, raw_cpu))
+    return tmp / "plain.sqlite"
+
+
+def raw_read_postgres(url: str) -> int:
+    import psycopg
+
+    from mjledger.store.location import parse_url
+
+    rows = 0
+    with (
+        psycopg.connect(**parse_url(url).conninfo()) as conn,
+        conn.cursor(name="raw") as cursor,
+    ):
+        cursor.itersize = 1000
+        cursor.execute("SELECT state FROM mjledger_events ORDER BY notification_id")
+        for (state,) in cursor:
+            json.loads(state)
+            rows += 1
+    return rows
+
+
+def postgres(hands: int, memory_hands: int | None, seed: int, sqlite_store: Path | None) -> None:
+    """Figure 3: the audit of a PostgreSQL store (a throwaway server on loopback)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.pg import Cluster
+
+    with Cluster() as cluster:
+        url = cluster.url(cluster.create_database())
+        took = build(url, hands, seed, key=None, views=True)
+        print(f"3a. PostgreSQL store: {hands:,} hands, recorded (+ views) in {took:.1f} s")
+        raw_wall, raw_cpu, rows = timed(lambda: raw_read_postgres(url))
+        wall, cpu, result = timed(lambda: audit(url))
+        assert result.findings == (), result.findings[:3]  # type: ignore[attr-defined]
+        assert result.summary.hands == hands  # type: ignore[attr-defined]
+        print(
+            f"   raw psycopg + json.loads   wall {raw_wall:7.2f} s  cpu {raw_cpu:7.2f} s  "
+            f"{hands / raw_wall:9,.0f} hands/s  ({rows:,} rows)"
+        )
+        report("audit (PostgreSQL)", hands, wall, cpu, (raw_wall, raw_cpu))
+        if sqlite_store is not None:
+            s_wall, s_cpu, _ = timed(lambda: audit(sqlite_store))
+            print(
+                f"   audit (SQLite, same hands) wall {s_wall:7.2f} s  cpu {s_cpu:7.2f} s: "
+                f"PostgreSQL takes {wall / s_wall:.2f}x the wall time, {cpu / s_cpu:.2f}x the "
+                "CPU time of this process"
+            )
+        if memory_hands:
+            big = cluster.url(cluster.create_database())
+            took = build(big, memory_hands, seed, key=None, views=False, direct=True)
+            print(f"3b. memory: {memory_hands:,} hands on PostgreSQL, written in {took:.1f} s")
+            data = json.loads(
+                subprocess.run(
+                    [sys.executable, __file__, "--child", big],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+            )
+            assert data["findings"] == 0, data
+            assert data["hands"] == memory_hands, data
+            print(
+                f"   audit in a fresh process: peak RSS {data['peak_kib'] / 1024:,.1f} MiB "
+                f"(the process before auditing: {data['before_kib'] / 1024:,.1f} MiB), "
+                f"{data['wall']:.1f} s, {memory_hands / data['wall']:,.0f} hands/s"
+            )
 
 
 def child(store: str) -> int:
@@ -187,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--memory-dir", default=None, help="where the memory store goes (default: as figure 1)"
     )
+    parser.add_argument(
+        "--postgres", action="store_true", help="figure 3: the audit on a PostgreSQL store"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -195,13 +268,17 @@ def main(argv: list[str] | None = None) -> int:
         args.hands, args.memory_hands = 5_000, 20_000
     print(f"Python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, seed {args.seed}")
     with tempfile.TemporaryDirectory(prefix="mjledger-bench-", dir=_TMP) as tmp:
+        plain = None
         if args.skip != "throughput":
-            throughput(args.hands, args.seed, Path(tmp))
+            plain = throughput(args.hands, args.seed, Path(tmp))
         if args.skip != "memory":
             with tempfile.TemporaryDirectory(
                 prefix="mjledger-bench-", dir=args.memory_dir or tmp
             ) as big:
                 memory(args.memory_hands, args.seed, Path(big))
+        if args.postgres:
+            memory_hands = args.memory_hands if args.skip != "memory" else None
+            postgres(args.hands, memory_hands, args.seed, plain)
     return 0
 
 

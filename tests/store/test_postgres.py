@@ -227,6 +227,12 @@ def test_a_killed_projection_process_resumes_exactly_once(pg_url: str, tmp_path:
         follower = _follower(pg_url)  # restarted: resumes after the last committed batch
         writing.join(timeout=300)
         views.wait_for(ledger.position, timeout=120)  # read-your-writes: all projected
+        # Its first catch-up may have applied everything already: SIGTERM stops it cleanly
+        # only once it follows (it says so), not while it still starts up.
+        assert follower.stdout is not None
+        for line in follower.stdout:
+            if line.startswith("following "):
+                break
         follower.send_signal(signal.SIGTERM)
         out, err = follower.communicate(timeout=60)
         assert follower.returncode == 0, err
