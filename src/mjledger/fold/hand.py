@@ -1,9 +1,16 @@
-"""One hand as a pure fold: ``evolve_hand(state, event, line) -> state``, settling as it goes.
+"""One hand as a fold: ``evolve_hand(state, event, line) -> state``, settling as it goes.
 
 Each accepted event adds its transfers at once (settlement is online: a backend can read the
 payouts after every line), except the two things the rules settle later — kong money passing,
-settled when a run of wins on one discard closes, and the end-of-wall checks. Every check runs
-before anything changes, so a rejected event leaves the state exactly as it was.
+settled when a run of wins on one discard closes, and the end-of-wall checks.
+
+The hand in play is one mutable working state, :class:`HandFold`, changed in place by each
+event: copying the twenty-odd fields of a frozen :class:`HandState` on every event was most
+of the time a replay took. Its fields hold frozen values only, and it becomes a
+:class:`HandState` (:meth:`HandFold.freeze`) wherever a hand leaves the fold. Within an event
+every check runs before anything changes, so a refused event changes nothing but the closing
+of an open run of wins that it does not continue (which the fold settles before the event,
+as the pure :func:`evolve_hand` does on its own copy; a refused log is not folded further).
 
 The fold knows the order of play; what anything is worth, and who pays it, it asks the hand's
 rule set (:class:`~mjledger.rules.protocol.Ruleset`). Transfers are recorded one per payer and
@@ -13,11 +20,12 @@ disputed hand reads step by step.
 
 from __future__ import annotations
 
-from typing import Final, cast
+from collections.abc import Callable
+from typing import Any, Final, cast
 
 import attrs
 
-from mjledger._replace import replacer
+from mjledger._replace import copier
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import (
     Discarded,
@@ -27,27 +35,31 @@ from mjledger.log.events import (
     SelfDrawn,
     VoidSuitChosen,
     WallExhausted,
+    Wind,
     WonOnDiscard,
     win_has_tiles,
 )
-from mjledger.rules.protocol import Payments, Ruleset, WinContext
+from mjledger.rules.protocol import HouseRules, Payments, Ruleset, WinContext
 from mjledger.rules.registry import find_ruleset
 from mjledger.rules.state import (
     REASONS,
     HandState,
+    HandView,
     KongPayment,
     OpenWins,
     Outcome,
     Reason,
     Transfer,
     net_of,
+    outcome_of,
 )
-from mjledger.rules.table import FirstTurnFacts, first_turn_problem
+from mjledger.rules.table import FirstTurnFacts, Stakes, first_turn_problem
 from mjledger.rules.tiles import derive_win, seat_wind
 
 __all__ = [
     "REASONS",
     "HandEvent",
+    "HandFold",
     "HandState",
     "KongPayment",
     "OpenWins",
@@ -61,61 +73,128 @@ __all__ = [
     "win_fan",
 ]
 
-_evolve = replacer(HandState)
-
 MAX_KONGS: Final = 4  # per player per hand, under every rule set
 
 
 HandEvent = (
     VoidSuitChosen | Discarded | KongDeclared | WonOnDiscard | SelfDrawn | WallExhausted | FalseWin
 )
-_WINS = (WonOnDiscard, SelfDrawn)
 
 
-class _Refuse:
-    """Builds the error for the event at hand, so each check reads as one line."""
+class HandFold:
+    """The working state of the hand in play: :class:`HandState`'s fields, each holding a
+    frozen value, replaced in place by :meth:`apply`. Rule sets read it as they read a
+    :class:`HandState` (both are a :class:`~mjledger.rules.state.HandView`)."""
 
-    __slots__ = ("event_type", "line")
+    __slots__ = (
+        "_ruleset",
+        "dealer",
+        "dealer_streak",
+        "discarders",
+        "ended",
+        "false_win_by",
+        "first_discarder",
+        "first_run_open",
+        "first_winners",
+        "kong_runs",
+        "kongs",
+        "last_kong_by",
+        "next_dealer",
+        "number",
+        "open_wins",
+        "passed",
+        "players",
+        "round_wind",
+        "rules",
+        "ruleset",
+        "stakes",
+        "transfers",
+        "void_suits",
+        "winners",
+    )
 
-    def __init__(self, event: Event, line: int | None):
-        self.event_type = type(event).TYPE
-        self.line = line
+    _ruleset: Ruleset
+    ruleset: str
+    rules: HouseRules
+    players: tuple[str, ...]
+    number: int
+    dealer: str
+    dealer_streak: int
+    round_wind: Wind
+    winners: tuple[str, ...]
+    transfers: tuple[Transfer, ...]
+    void_suits: tuple[tuple[str, str], ...]
+    kongs: tuple[KongPayment, ...]
+    kong_runs: tuple[tuple[int, ...], ...]
+    passed: frozenset[int]
+    open_wins: OpenWins | None
+    first_winners: tuple[str, ...]
+    first_discarder: str | None
+    first_run_open: bool
+    last_kong_by: str | None
+    discarders: frozenset[str]
+    ended: bool
+    next_dealer: str | None
+    false_win_by: str | None
+    stakes: Stakes | None
 
-    def __call__(self, problem: str) -> RuleError:
-        return RuleError(problem, line=self.line, event_type=self.event_type)
+    @staticmethod
+    def thaw(hand: HandState) -> HandFold:
+        """A working copy of ``hand`` (``hand`` itself never changes)."""
+        fold = _thaw(hand)
+        fold._ruleset = find_ruleset(hand.ruleset)
+        return fold
+
+    def freeze(self) -> HandState:
+        """The hand as it stands, as the frozen value it leaves the fold as."""
+        return _freeze(self)
+
+    def apply(self, event: HandEvent, line: int | None = None) -> None:
+        """Fold ``event`` into the hand, or raise a :class:`RuleError` naming the line and the
+        problem."""
+        if self.ended:
+            raise _refusal(event, line, f"hand {self.number} has already ended ({self.outcome})")
+        if self.open_wins is not None and not _continues_wins(self.open_wins, event, line):
+            _close_wins(self)
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise _refusal(event, line, "this event does not belong inside a hand")
+        try:
+            handler(self, event, line)
+        except RuleError as exc:
+            if exc.line is None and exc.event_type is None:
+                raise _refusal(event, line, exc.problem) from None
+            raise
+
+    @property
+    def outcome(self) -> Outcome:
+        return outcome_of(self)
+
+    @property
+    def still_in(self) -> tuple[str, ...]:
+        if not self._ruleset.winners_leave(self.rules):
+            return self.players
+        return tuple(p for p in self.players if p not in self.winners)
+
+    def net(self) -> dict[str, int]:
+        return net_of(self.players, self.transfers)
+
+    def void_suit(self, player: str) -> str | None:
+        return dict(self.void_suits).get(player)
+
+
+_FIELDS: Final = tuple(f.name for f in attrs.fields(HandState))
+assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset"}, "HandFold holds HandState's fields"
+_thaw: Final[Callable[[HandState], HandFold]] = copier(HandFold, _FIELDS)
+_freeze: Final[Callable[[HandFold], HandState]] = copier(HandState, _FIELDS)
 
 
 def evolve_hand(hand: HandState, event: HandEvent, line: int | None = None) -> HandState:
-    """The hand after ``event``, or a :class:`RuleError` naming the line and the problem."""
-    refuse = _Refuse(event, line)
-    if hand.ended:
-        raise refuse(f"hand {hand.number} has already ended ({hand.outcome})")
-    if hand.open_wins is not None and not _continues_wins(hand.open_wins, event, refuse):
-        hand = close_wins(hand)
-    ruleset = find_ruleset(hand.ruleset)
-    try:
-        if isinstance(event, Discarded):
-            return _discarded(hand, event, refuse)
-        if isinstance(event, KongDeclared):
-            return _kong_declared(ruleset, hand, event, line, refuse)
-        if isinstance(event, _WINS):
-            return _won(ruleset, hand, event, line, refuse)
-        if isinstance(event, WallExhausted):
-            dues = ruleset.settle_wall(hand.rules, hand, event, line)
-            return _evolve(_pay(hand, dues), ended=True, last_kong_by=None)
-        if isinstance(event, VoidSuitChosen):
-            return _void_suit_chosen(ruleset, hand, event, refuse)
-        if isinstance(event, FalseWin):
-            _in_play(hand, event.player, "player", refuse)
-            dues = ruleset.settle_false_win(hand.rules, hand, event.player, line)
-            return _evolve(
-                _pay(hand, dues), ended=True, last_kong_by=None, false_win_by=event.player
-            )
-    except RuleError as exc:
-        if exc.line is None and exc.event_type is None:
-            raise refuse(exc.problem) from None
-        raise
-    raise refuse("this event does not belong inside a hand")
+    """The hand after ``event``, or a :class:`RuleError` naming the line and the problem
+    (``hand`` itself never changes)."""
+    fold = HandFold.thaw(hand)
+    fold.apply(event, line)
+    return fold.freeze()
 
 
 def win_fan(
@@ -125,7 +204,7 @@ def win_fan(
     and whether it is a limit hand — exactly what the fold settles it on. A hook for
     explanations (:mod:`mjledger.explain`), which rebuild the arithmetic of each step."""
     ruleset = find_ruleset(hand.ruleset)
-    return _fan_of(ruleset, hand, event, _win_context(hand, event), _Refuse(event, line))
+    return _fan_of(ruleset, hand, event, _win_context(hand, event), line)
 
 
 def close_hand(hand: HandState) -> HandState:
@@ -133,44 +212,67 @@ def close_hand(hand: HandState) -> HandState:
     return close_wins(hand) if hand.open_wins is not None else hand
 
 
-def _paid(hand: HandState, dues: tuple[Transfer, ...]) -> tuple[tuple[Transfer, ...], HandState]:
-    """One batch of dues as actually paid: all of it, or what table stakes let each payer pay
-    (variants.md, "Each event settles as one batch"); the hand with the stakes after it."""
-    if hand.stakes is None:
-        return dues, hand
-    paid, stakes = hand.stakes.settle(dues)
-    return paid, _evolve(hand, stakes=stakes)
+def close_wins(hand: HandState) -> HandState:
+    """Close the open run of wins: the discarder's run of kongs ends, and its money may pass."""
+    fold = HandFold.thaw(hand)
+    _close_wins(fold)
+    return fold.freeze()
 
 
-def _pay(hand: HandState, dues: tuple[Transfer, ...]) -> HandState:
-    paid, hand = _paid(hand, dues)
-    return _evolve(hand, transfers=hand.transfers + paid) if paid else hand
+def close_open_wins(hand: HandFold) -> None:
+    """:func:`close_hand` of the hand in play, in place."""
+    if hand.open_wins is not None:
+        _close_wins(hand)
+
+
+def _refusal(event: Event, line: int | None, problem: str) -> RuleError:
+    return RuleError(problem, line=line, event_type=type(event).TYPE)
+
+
+def _pay(hand: HandFold, dues: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
+    """Pay one batch of dues: all of it, or what table stakes let each payer pay (variants.md,
+    "Each event settles as one batch"); what was paid."""
+    if hand.stakes is not None:
+        dues, hand.stakes = hand.stakes.settle(dues)
+    if dues:
+        hand.transfers += dues
+    return dues
 
 
 # --- checks ---------------------------------------------------------------------------------
 
 
-def _in_play(hand: HandState, player: str, role: str, refuse: _Refuse) -> None:
+def _in_play(hand: HandFold, player: str, role: str, event: Event, line: int | None) -> None:
     if player not in hand.players:
-        raise refuse(f"{role} {player!r} is not at the table ({', '.join(hand.players)})")
-    if player in hand.winners and find_ruleset(hand.ruleset).winners_leave(hand.rules):
-        raise refuse(f"{role} {player!r} has already won and takes no further part in the hand")
+        raise _refusal(
+            event, line, f"{role} {player!r} is not at the table ({', '.join(hand.players)})"
+        )
+    if player in hand.winners and hand._ruleset.winners_leave(hand.rules):
+        raise _refusal(
+            event,
+            line,
+            f"{role} {player!r} has already won and takes no further part in the hand",
+        )
 
 
-def _continues_wins(run: OpenWins, event: Event, refuse: _Refuse) -> bool:
+def _continues_wins(run: OpenWins, event: Event, line: int | None) -> bool:
     if not isinstance(event, WonOnDiscard) or event.from_ != run.discarder:
         return False
     if event.robbing_kong != run.robbing_kong:
-        raise refuse(
+        raise _refusal(
+            event,
+            line,
             "robbing-kong wins and ordinary wins cannot share one run of wins "
-            f"on {run.discarder!r}'s tile"
+            f"on {run.discarder!r}'s tile",
         )
     if any(event.player == w for w, _ in run.winners):
-        raise refuse(f"{event.player!r} has already won on this tile of {run.discarder!r}")
+        raise _refusal(
+            event, line, f"{event.player!r} has already won on this tile of {run.discarder!r}"
+        )
     return True
 
 
-def _win_context(hand: HandState, event: WonOnDiscard | SelfDrawn) -> WinContext:
+def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
     """How the win happened, read off the hand so far (the log never says it outright)."""
     self_drawn = isinstance(event, SelfDrawn)
     discarder = None if isinstance(event, SelfDrawn) else event.from_
@@ -200,16 +302,20 @@ def _win_context(hand: HandState, event: WonOnDiscard | SelfDrawn) -> WinContext
 
 def _fan_of(
     ruleset: Ruleset,
-    hand: HandState,
+    hand: HandView,
     event: WonOnDiscard | SelfDrawn,
     context: WinContext,
-    refuse: _Refuse,
+    line: int | None,
 ) -> tuple[int | None, bool]:
     """The fan a win is paid on and whether it is a limit hand."""
     has_tiles = win_has_tiles(event)
     fan, limit = ruleset.claimed_fan(hand.rules, event.fan, event.limit, has_tiles=has_tiles)
     if not has_tiles:
         return fan, limit
+
+    def refuse(problem: str) -> RuleError:
+        return _refusal(event, line, problem)
+
     try:
         result = derive_win(ruleset, hand.rules, event, context)
     except TileError as exc:
@@ -242,103 +348,103 @@ def _fan_of(
 # --- events ---------------------------------------------------------------------------------
 
 
-def _void_suit_chosen(
-    ruleset: Ruleset, hand: HandState, event: VoidSuitChosen, refuse: _Refuse
-) -> HandState:
-    if not ruleset.void_suits:
-        raise refuse(f"{ruleset.title} has no void suit")
-    _in_play(hand, event.player, "player", refuse)
+def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -> None:
+    if not hand._ruleset.void_suits:
+        raise _refusal(event, line, f"{hand._ruleset.title} has no void suit")
+    _in_play(hand, event.player, "player", event, line)
     if hand.void_suit(event.player) is not None:
-        raise refuse(f"{event.player!r} has already chosen a void suit this hand")
-    return _evolve(
-        hand, void_suits=(*hand.void_suits, (event.player, event.suit)), last_kong_by=None
-    )
+        raise _refusal(event, line, f"{event.player!r} has already chosen a void suit this hand")
+    hand.void_suits = (*hand.void_suits, (event.player, event.suit))
+    hand.last_kong_by = None
 
 
-def _discarded(hand: HandState, event: Discarded, refuse: _Refuse) -> HandState:
-    _in_play(hand, event.player, "player", refuse)
-    runs = _reset_run(hand, event.player)
-    if runs is hand.kong_runs and hand.last_kong_by is None and event.player in hand.discarders:
-        return hand  # the common discard changes nothing that money depends on
-    return _evolve(
-        hand, kong_runs=runs, last_kong_by=None, discarders=hand.discarders | {event.player}
-    )
+def _discarded(hand: HandFold, event: Discarded, line: int | None) -> None:
+    player = event.player
+    _in_play(hand, player, "player", event, line)
+    _reset_run(hand, player)
+    hand.last_kong_by = None
+    if player not in hand.discarders:
+        hand.discarders = hand.discarders | {player}
 
 
-def _reset_run(hand: HandState, player: str) -> tuple[tuple[int, ...], ...]:
+def _reset_run(hand: HandFold, player: str) -> None:
     i = hand.players.index(player)
-    if not hand.kong_runs[i]:
-        return hand.kong_runs
-    runs = list(hand.kong_runs)
-    runs[i] = ()
-    return tuple(runs)
+    if hand.kong_runs[i]:
+        runs = list(hand.kong_runs)
+        runs[i] = ()
+        hand.kong_runs = tuple(runs)
 
 
-def _kong_declared(
-    ruleset: Ruleset, hand: HandState, event: KongDeclared, line: int | None, refuse: _Refuse
-) -> HandState:
-    _in_play(hand, event.player, "player", refuse)
+def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> None:
+    _in_play(hand, event.player, "player", event, line)
     # Four kongs use all sixteen tiles of four kinds plus the pair: a fifth cannot be held
     # (and an unbounded run of kongs would make every later event slower). Every rule set.
     if sum(1 for k in hand.kongs if k.player == event.player) >= MAX_KONGS:
-        raise refuse(
+        raise _refusal(
+            event,
+            line,
             f"{event.player!r} has already declared {MAX_KONGS} kongs this hand; "
-            f"a player declares at most {MAX_KONGS}"
+            f"a player declares at most {MAX_KONGS}",
         )
     if event.from_ is not None:
-        _in_play(hand, event.from_, "from", refuse)
+        _in_play(hand, event.from_, "from", event, line)
         if event.from_ == event.player:
-            raise refuse("an exposed kong is claimed from another player's discard, not one's own")
-    discarders = hand.discarders if event.from_ is None else hand.discarders | {event.from_}
-    payments = ruleset.kong_payments(hand.rules, hand, event)
+            raise _refusal(
+                event,
+                line,
+                "an exposed kong is claimed from another player's discard, not one's own",
+            )
+    payments = hand._ruleset.kong_payments(hand.rules, hand, event)
     reason: Reason = f"kong_{event.kind}"  # type: ignore[assignment]
     transfers = _transfers(payments, event.player, reason, line)
-    runs = list(_reset_run(hand, event.from_) if event.from_ is not None else hand.kong_runs)
+    # Every check has run: from here on the hand changes.
+    if event.from_ is not None:
+        _reset_run(hand, event.from_)
+        hand.discarders = hand.discarders | {event.from_}
+    runs = list(hand.kong_runs)
     i = hand.players.index(event.player)
     runs[i] = (*runs[i], len(hand.kongs))
-    paid, hand = _paid(hand, transfers)
+    paid = _pay(hand, transfers)
     kong = KongPayment(
         event.player, event.kind, line, tuple((t.payer, t.amount) for t in paid), event.from_
     )
-    return _evolve(
-        hand,
-        kongs=(*hand.kongs, kong),
-        kong_runs=tuple(runs),
-        transfers=hand.transfers + paid,
-        last_kong_by=event.player,
-        discarders=discarders,
-    )
+    hand.kongs = (*hand.kongs, kong)
+    hand.kong_runs = tuple(runs)
+    hand.last_kong_by = event.player
 
 
-def _won(
-    ruleset: Ruleset,
-    hand: HandState,
-    event: WonOnDiscard | SelfDrawn,
-    line: int | None,
-    refuse: _Refuse,
-) -> HandState:
-    _in_play(hand, event.player, "player", refuse)
+def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> None:
+    _in_play(hand, event.player, "player", event, line)
     discarder = event.from_ if isinstance(event, WonOnDiscard) else None
     if discarder is not None:
-        _in_play(hand, discarder, "from", refuse)
+        _in_play(hand, discarder, "from", event, line)
         if discarder == event.player:
-            raise refuse("a player cannot win on their own discard ('from' names the winner)")
+            raise _refusal(
+                event, line, "a player cannot win on their own discard ('from' names the winner)"
+            )
     if event.liable is not None:
         if event.liable not in hand.players:
-            raise refuse(f"liable {event.liable!r} is not at the table ({', '.join(hand.players)})")
+            raise _refusal(
+                event,
+                line,
+                f"liable {event.liable!r} is not at the table ({', '.join(hand.players)})",
+            )
         if event.liable == event.player:
-            raise refuse(
-                f"liable {event.liable!r} is the winner; the liable player is someone else"
+            raise _refusal(
+                event,
+                line,
+                f"liable {event.liable!r} is the winner; the liable player is someone else",
             )
     if event.first_turn:
-        _check_first_turn(hand, event, refuse)
+        _check_first_turn(hand, event, line)
+    ruleset = hand._ruleset
     context = _win_context(hand, event)
-    fan, limit = _fan_of(ruleset, hand, event, context, refuse)
+    fan, limit = _fan_of(ruleset, hand, event, context, line)
     reason: Reason = "self_drawn" if discarder is None else "won_on_discard"
     payments = ruleset.win_payments(hand.rules, hand, context, fan, limit)
     transfers = _transfers(payments, event.player, reason, line)
-    paid, hand = _paid(hand, transfers)
-    changes = _record_win(hand, event.player, discarder)
+    # Every check has run: from here on the hand changes.
+    _pay(hand, transfers)
     if discarder is not None:
         run = hand.open_wins
         if run is None:
@@ -351,12 +457,13 @@ def _won(
             )
         else:
             run = attrs.evolve(run, winners=(*run.winners, (event.player, line)))
-        changes["open_wins"] = run
-        changes["discarders"] = hand.discarders | {discarder}
-    hand = _evolve(hand, transfers=hand.transfers + paid, **changes)
+    _record_win(hand, event.player, discarder)
+    if discarder is not None:
+        hand.open_wins = run
+        hand.discarders = hand.discarders | {discarder}
     if ruleset.hand_ends_after_win(hand):
-        return _evolve(close_hand(hand), ended=True)
-    return hand
+        close_open_wins(hand)
+        hand.ended = True
 
 
 def _transfers(
@@ -369,7 +476,7 @@ def _transfers(
     )
 
 
-def _check_first_turn(hand: HandState, event: WonOnDiscard | SelfDrawn, refuse: _Refuse) -> None:
+def _check_first_turn(hand: HandView, event: WonOnDiscard | SelfDrawn, line: int | None) -> None:
     """variants.md, "First turn": refuse the flag where the log contradicts it. A later winner
     on the same discard is checked against the hand as it was before that discard's first win
     ("Several winners on the dealer's first discard may each carry it")."""
@@ -386,36 +493,60 @@ def _check_first_turn(hand: HandState, event: WonOnDiscard | SelfDrawn, refuse: 
     )
     problem = first_turn_problem(facts)
     if problem is not None:
-        raise refuse(problem)
+        raise _refusal(event, line, problem)
 
 
-def _record_win(hand: HandState, winner: str, discarder: str | None) -> dict[str, object]:
+def _record_win(hand: HandFold, winner: str, discarder: str | None) -> None:
     # Blood flow keeps winners in: "`winners` lists each winner once, in order of their first win".
-    winners = hand.winners if winner in hand.winners else (*hand.winners, winner)
-    changes: dict[str, object] = {"winners": winners, "last_kong_by": None}
     if not hand.first_winners:
-        changes["first_winners"] = (winner,)
-        changes["first_discarder"] = discarder
-        changes["first_run_open"] = discarder is not None
+        hand.first_winners = (winner,)
+        hand.first_discarder = discarder
+        hand.first_run_open = discarder is not None
     elif hand.first_run_open and hand.open_wins is not None:
-        changes["first_winners"] = (*hand.first_winners, winner)
-    return changes
+        hand.first_winners = (*hand.first_winners, winner)
+    if winner not in hand.winners:
+        hand.winners = (*hand.winners, winner)
+    hand.last_kong_by = None
 
 
-def close_wins(hand: HandState) -> HandState:
-    """Close the open run of wins: the discarder's run of kongs ends, and its money may pass."""
+def _close_wins(hand: HandFold) -> None:
     run = hand.open_wins
     assert run is not None
-    i = hand.players.index(run.discarder)
-    run_kongs = hand.kong_runs[i]
-    hand = _evolve(
-        hand, open_wins=None, kong_runs=_reset_run(hand, run.discarder), first_run_open=False
-    )
+    run_kongs = hand.kong_runs[hand.players.index(run.discarder)]
+    hand.open_wins = None
+    _reset_run(hand, run.discarder)
+    hand.first_run_open = False
     if not run_kongs:
-        return hand
-    ruleset = find_ruleset(hand.ruleset)
-    dues, passed = ruleset.kong_money_passing(hand.rules, hand, run, run_kongs)
+        return
+    dues, passed = hand._ruleset.kong_money_passing(hand.rules, hand, run, run_kongs)
     if not dues:
-        return hand
+        return
     # Passed money is one batch (variants.md, "Table stakes").
-    return _evolve(_pay(hand, dues), passed=hand.passed | frozenset(passed))
+    _pay(hand, dues)
+    hand.passed = hand.passed | frozenset(passed)
+
+
+def _wall_exhausted(hand: HandFold, event: WallExhausted, line: int | None) -> None:
+    _pay(hand, hand._ruleset.settle_wall(hand.rules, hand, event, line))
+    hand.ended = True
+    hand.last_kong_by = None
+
+
+def _false_win(hand: HandFold, event: FalseWin, line: int | None) -> None:
+    _in_play(hand, event.player, "player", event, line)
+    _pay(hand, hand._ruleset.settle_false_win(hand.rules, hand, event.player, line))
+    hand.ended = True
+    hand.last_kong_by = None
+    hand.false_win_by = event.player
+
+
+# Each in-hand event class and how it is folded (a dictionary: one lookup per event).
+_HANDLERS: Final[dict[type[Any], Callable[[HandFold, Any, int | None], None]]] = {
+    Discarded: _discarded,
+    KongDeclared: _kong_declared,
+    WonOnDiscard: _won,
+    SelfDrawn: _won,
+    WallExhausted: _wall_exhausted,
+    VoidSuitChosen: _void_suit_chosen,
+    FalseWin: _false_win,
+}

@@ -1,8 +1,13 @@
-"""A match as a pure fold over its events: the table, the dealer rotation and the current hand.
+"""A match as a fold over its events: the table, the dealer rotation and the current hand.
 
 The hand fold settles money; this one decides who deals, how long a dealer's streak is, which
 round wind is blowing and when a Hong Kong match is over — and routes each in-hand event to the
 current hand. It is what the store's aggregates replay, so it holds no storage and no I/O.
+
+``start``/``evolve`` are the pure fold, one frozen :class:`MatchState` per event;
+:class:`MatchFold` is the same fold over a stream, the hand in play one mutable working state
+(:class:`~mjledger.fold.hand.HandFold`) and the match's frozen state replaced only when a hand
+starts or ends — what replay, record and re-derive run.
 """
 
 from __future__ import annotations
@@ -12,7 +17,14 @@ from attrs import frozen
 
 from mjledger._replace import replacer
 from mjledger.errors import RuleError, UnknownRulesetError
-from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
+from mjledger.fold.hand import (
+    HandEvent,
+    HandFold,
+    HandState,
+    close_hand,
+    close_open_wins,
+    evolve_hand,
+)
 from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.rules.house import default_rules
 from mjledger.rules.protocol import HouseRules
@@ -235,3 +247,48 @@ def rotate(state: MatchState, hand: HandState) -> MatchState:
         over=over,
         stakes=hand.stakes,
     )
+
+
+class MatchFold:
+    """The match fold over a stream of events, :func:`evolve` without a copy per event: the
+    hand in play is folded in place, the frozen match state is replaced when a hand starts or
+    ends, and :attr:`state` is :func:`evolve`'s result, frozen on demand. After a refused
+    event the fold is not to be fed further (a refused log is refused whole)."""
+
+    __slots__ = ("_hand", "_state")
+
+    def __init__(self, state: MatchState) -> None:
+        self._state = state
+        hand = state.hand
+        self._hand = None if hand is None or hand.ended else HandFold.thaw(hand)
+
+    @property
+    def state(self) -> MatchState:
+        """The match after the events fed so far (the hand in play frozen as it stands)."""
+        if self._hand is None:
+            return self._state
+        return _with_hand(self._state, self._hand.freeze())
+
+    def feed(self, event: Event, line: int | None = None) -> HandState | None:
+        """Fold ``event`` (a :class:`RuleError` if illegal). At a ``hand_started``, the hand it
+        follows, settled (None before the first)."""
+        hand = self._hand
+        if isinstance(event, HandStarted):
+            before = self.state
+            self._state = open_hand(before, event, line)
+            assert self._state.hand is not None
+            self._hand = HandFold.thaw(self._state.hand)
+            return before.hand
+        if hand is None or isinstance(event, MatchStarted):
+            evolve(self._state, event, line)  # no hand in play, or a second match: refused
+            raise AssertionError("evolve accepted an event outside a hand")
+        hand.apply(_as_hand_event(event), line)
+        if hand.ended:
+            self._state = rotate(self._state, hand.freeze())
+            self._hand = None
+        return None
+
+    def finish(self) -> None:
+        """The end of the log: an open run of wins closes (its kong money settles)."""
+        if self._hand is not None:
+            close_open_wins(self._hand)

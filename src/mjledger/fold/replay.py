@@ -15,8 +15,8 @@ from cattrs.gen import make_dict_unstructure_fn, override
 
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState, Transfer, net_of
-from mjledger.fold.match import MatchState, evolve, finish, start
-from mjledger.log.events import Event, HandStarted
+from mjledger.fold.match import MatchFold, MatchState, finish, start
+from mjledger.log.events import Event
 from mjledger.log.reader import parse_events, read_events
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HouseRules
@@ -98,29 +98,29 @@ class Replayer:
     every match from its notification log.
     """
 
-    __slots__ = ("hands", "state")
+    __slots__ = ("fold", "settled")
 
     def __init__(self) -> None:
-        self.state: MatchState | None = None
-        self.hands: list[HandState] = []
+        self.fold: MatchFold | None = None
+        self.settled: list[HandState] = []  # every hand before the latest, as it ended
+
+    @property
+    def state(self) -> MatchState | None:
+        return None if self.fold is None else self.fold.state
 
     def feed(self, line: int | None, event: Event) -> None:
-        state = start(event, line) if self.state is None else evolve(self.state, event, line)
-        self.state = state
-        if state.hand is None:
+        if self.fold is None:
+            self.fold = MatchFold(start(event, line))
             return
-        if isinstance(event, HandStarted) or not self.hands:
-            self.hands.append(state.hand)
-        else:
-            self.hands[-1] = state.hand
+        settled = self.fold.feed(event, line)
+        if settled is not None:
+            self.settled.append(settled)
 
     def result(self) -> Replay:
-        if self.state is None:
+        if self.fold is None:
             raise FormatError("the log is empty", line=1)
-        state = finish(self.state)
-        hands = list(self.hands)
-        if state.hand is not None:
-            hands[-1] = state.hand
+        state = finish(self.fold.state)
+        hands = self.settled if state.hand is None else [*self.settled, state.hand]
         return Replay(
             ruleset=state.ruleset,
             match=state.match_id,

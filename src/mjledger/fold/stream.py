@@ -18,9 +18,9 @@ import orjson
 
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState
-from mjledger.fold.match import MatchState, evolve, finish, start
+from mjledger.fold.match import MatchFold, MatchState, start
 from mjledger.fold.replay import hand_to_json
-from mjledger.log.events import Event, HandStarted
+from mjledger.log.events import Event
 from mjledger.rules.house import rules_to_json
 
 
@@ -30,33 +30,43 @@ class HandFolder:
     :meth:`close` the last one. ``totals`` is every player's balance over the settled hands.
     """
 
-    __slots__ = ("hand", "state", "totals")
+    __slots__ = ("fold", "totals")
 
     def __init__(self) -> None:
-        self.state: MatchState | None = None
-        self.hand: HandState | None = None
+        self.fold: MatchFold | None = None
         self.totals: dict[str, int] = {}
 
+    @property
+    def state(self) -> MatchState | None:
+        """The match so far (None before the first event)."""
+        return None if self.fold is None else self.fold.state
+
+    @state.setter
+    def state(self, state: MatchState) -> None:
+        self.fold = MatchFold(state)
+
+    @property
+    def hand(self) -> HandState | None:
+        """The latest hand, as it stands."""
+        state = self.state
+        return None if state is None else state.hand
+
     def feed(self, line: int | None, event: Event) -> HandState | None:
-        if self.state is None:
-            state = start(event, line)
-            self.totals = dict.fromkeys(state.players, 0)
-        else:
-            state = evolve(self.state, event, line)
-        self.state = state
-        if state.hand is None:
+        fold = self.fold
+        if fold is None:
+            self.fold = MatchFold(start(event, line))
+            self.totals = dict.fromkeys(self.fold.state.players, 0)
             return None
-        settled = self.hand if isinstance(event, HandStarted) else None
-        self.hand = state.hand
+        settled = fold.feed(event, line)
         return None if settled is None else self._settled(settled)
 
     def close(self) -> HandState | None:
         """Settle the end of the log (an open run of wins closes); the last hand, if any."""
-        if self.state is None:
+        if self.fold is None:
             raise FormatError("the log is empty", line=1)
-        self.state = finish(self.state)
-        self.hand = self.state.hand
-        return None if self.hand is None else self._settled(self.hand)
+        self.fold.finish()
+        hand = self.fold.state.hand
+        return None if hand is None else self._settled(hand)
 
     def _settled(self, hand: HandState) -> HandState:
         totals = self.totals

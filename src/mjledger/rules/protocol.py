@@ -21,7 +21,7 @@ from mjledger.tiles.notation import Meld, Tile
 
 if TYPE_CHECKING:
     from mjledger.log.events import KongDeclared, WallExhausted
-    from mjledger.rules.state import HandState, OpenWins, Transfer
+    from mjledger.rules.state import HandView, OpenWins, Transfer
 
 # A rule set's house-rules class: a frozen attrs class whose field defaults are the defaults of
 # log-format.md and whose construction refuses anything out of range (FormatError).
@@ -137,7 +137,7 @@ class Ruleset(Protocol):
     def win_payments(
         self,
         rules: HouseRules,
-        hand: HandState,
+        hand: HandView,
         context: WinContext,
         fan: int | None,
         limit: bool,
@@ -145,26 +145,26 @@ class Ruleset(Protocol):
         """Who pays a win, and how much each."""
         ...
 
-    def hand_ends_after_win(self, hand: HandState) -> bool: ...
+    def hand_ends_after_win(self, hand: HandView) -> bool: ...
 
     def winners_leave(self, rules: HouseRules) -> bool:
         """Whether a winner takes no further part in the hand (blood flow keeps them in)."""
         ...
 
     def settle_false_win(
-        self, rules: HouseRules, hand: HandState, player: str, line: int | None
+        self, rules: HouseRules, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
         """What a false win (詐糊) costs its player; refuses it where the rule set has none.
         The hand then ends void."""
         ...
 
     # --- kongs ----------------------------------------------------------------------------
-    def kong_payments(self, rules: HouseRules, hand: HandState, event: KongDeclared) -> Payments:
+    def kong_payments(self, rules: HouseRules, hand: HandView, event: KongDeclared) -> Payments:
         """What a kong collects at once (kept: it may still pass on or be refunded)."""
         ...
 
     def kong_money_passing(
-        self, rules: HouseRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
+        self, rules: HouseRules, hand: HandView, run: OpenWins, kongs: tuple[int, ...]
     ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
         """When a run of wins on one discard closes: the discarder's kongs' money that passes
         (what each winner is due), and which of ``kongs`` count as passed."""
@@ -172,13 +172,13 @@ class Ruleset(Protocol):
 
     # --- the end of a hand ----------------------------------------------------------------
     def settle_wall(
-        self, rules: HouseRules, hand: HandState, event: WallExhausted, line: int | None
+        self, rules: HouseRules, hand: HandView, event: WallExhausted, line: int | None
     ) -> tuple[Transfer, ...]:
         """The end-of-wall checks; refuses a ``remaining`` the rule set does not take."""
         ...
 
-    def dealer_after(self, hand: HandState) -> str: ...
+    def dealer_after(self, hand: HandView) -> str: ...
 
-    def round_ends(self, hand: HandState, dealer: str, first_dealer: str | None) -> bool:
+    def round_ends(self, hand: HandView, dealer: str, first_dealer: str | None) -> bool:
         """Whether the deal passing to ``dealer`` ends the round (the round wind moves on)."""
         ...

@@ -1,13 +1,15 @@
 """The values a hand's settlement is made of: transfers, kong payments, the hand so far.
 
-Rule sets read a :class:`HandState` and answer with payments and transfers; the hand fold
-(:mod:`mjledger.fold.hand`) builds the next state from their answers. Frozen values only.
+Rule sets read a hand (:class:`HandView`: a frozen :class:`HandState`, or the hand fold's
+working state of the hand in play) and answer with payments and transfers; the hand fold
+(:mod:`mjledger.fold.hand`) builds the next state from their answers. Frozen values only:
+the fold's working state is mutable, but every value it holds is one of these.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal, get_args
+from typing import Final, Literal, Protocol, get_args
 
 from attrs import frozen
 
@@ -105,17 +107,13 @@ class HandState:
 
     @property
     def outcome(self) -> Outcome:
-        if not self.ended:
-            return "unfinished"
-        return "won" if self.winners else "void"
+        return outcome_of(self)
 
     @property
     def still_in(self) -> tuple[str, ...]:
         """Who takes part in the hand now: everyone but the winners, unless the rule set keeps
         winners in (Sichuan blood flow)."""
-        if not find_ruleset(self.ruleset).winners_leave(self.rules):
-            return self.players
-        return tuple(p for p in self.players if p not in self.winners)
+        return still_in_of(self)
 
     def net(self) -> dict[str, int]:
         """Each player's balance for this hand; sums to zero because it is built from transfers."""
@@ -127,6 +125,78 @@ class HandState:
     def dealer_after(self) -> str:
         """Who deals next by the hand's own rule, ignoring the end of a match."""
         return find_ruleset(self.ruleset).dealer_after(self)
+
+
+class HandView(Protocol):
+    """A hand as the rule sets' hooks read it: a :class:`HandState`, or the fold's working
+    state of the hand in play (:class:`mjledger.fold.hand.HandFold`, the same fields, mutated
+    in place between events so that an event does not copy the whole hand). Hooks only read
+    it, and keep nothing of it but the values it holds."""
+
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def rules(self) -> HouseRules: ...
+    @property
+    def players(self) -> tuple[str, ...]: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def dealer(self) -> str: ...
+    @property
+    def dealer_streak(self) -> int: ...
+    @property
+    def round_wind(self) -> Wind: ...
+    @property
+    def winners(self) -> tuple[str, ...]: ...
+    @property
+    def transfers(self) -> tuple[Transfer, ...]: ...
+    @property
+    def void_suits(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def kongs(self) -> tuple[KongPayment, ...]: ...
+    @property
+    def kong_runs(self) -> tuple[tuple[int, ...], ...]: ...
+    @property
+    def passed(self) -> frozenset[int]: ...
+    @property
+    def open_wins(self) -> OpenWins | None: ...
+    @property
+    def first_winners(self) -> tuple[str, ...]: ...
+    @property
+    def first_discarder(self) -> str | None: ...
+    @property
+    def first_run_open(self) -> bool: ...
+    @property
+    def last_kong_by(self) -> str | None: ...
+    @property
+    def discarders(self) -> frozenset[str]: ...
+    @property
+    def ended(self) -> bool: ...
+    @property
+    def next_dealer(self) -> str | None: ...
+    @property
+    def false_win_by(self) -> str | None: ...
+    @property
+    def stakes(self) -> Stakes | None: ...
+    @property
+    def outcome(self) -> Outcome: ...
+    @property
+    def still_in(self) -> tuple[str, ...]: ...
+    def net(self) -> dict[str, int]: ...
+    def void_suit(self, player: str) -> str | None: ...
+
+
+def outcome_of(hand: HandView) -> Outcome:
+    if not hand.ended:
+        return "unfinished"
+    return "won" if hand.winners else "void"
+
+
+def still_in_of(hand: HandView) -> tuple[str, ...]:
+    if not find_ruleset(hand.ruleset).winners_leave(hand.rules):
+        return hand.players
+    return tuple(p for p in hand.players if p not in hand.winners)
 
 
 def net_of(players: Iterable[str], transfers: Iterable[Transfer]) -> dict[str, int]:

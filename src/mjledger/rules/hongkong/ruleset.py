@@ -12,7 +12,7 @@ from mjledger.rules.hongkong import scoring
 from mjledger.rules.hongkong.fan import HONGKONG_TABLE, evaluate_hongkong_win, shapes
 from mjledger.rules.hongkong.options import EXTENSION_KEYS, V1_DEFAULTS, HongKongRules
 from mjledger.rules.protocol import Payments, WinContext
-from mjledger.rules.state import HandState, OpenWins, Transfer
+from mjledger.rules.state import HandView, OpenWins, Transfer
 from mjledger.tiles.decompose import Shapes, waits
 from mjledger.tiles.fan import FanResult, WallStatus
 from mjledger.tiles.notation import Meld, Tile
@@ -69,7 +69,7 @@ class HongKong:
     def win_payments(
         self,
         rules: HongKongRules,
-        hand: HandState,
+        hand: HandView,
         context: WinContext,
         fan: int | None,
         limit: bool,
@@ -86,14 +86,14 @@ class HongKong:
             return ((context.liable, sum(p[1] for p in payments), "liability"),)
         return payments
 
-    def hand_ends_after_win(self, hand: HandState) -> bool:
+    def hand_ends_after_win(self, hand: HandView) -> bool:
         return True
 
     def winners_leave(self, rules: HongKongRules) -> bool:
         return True
 
     def settle_false_win(
-        self, rules: HongKongRules, hand: HandState, player: str, line: int | None
+        self, rules: HongKongRules, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
         """詐糊 (variants.md): "the player pays each of the other three what a limit-hand
         self-draw would collect (3 shares at fan_limit)"."""
@@ -104,22 +104,22 @@ class HongKong:
             if other != player
         )
 
-    def kong_payments(self, rules: HongKongRules, hand: HandState, event: KongDeclared) -> Payments:
+    def kong_payments(self, rules: HongKongRules, hand: HandView, event: KongDeclared) -> Payments:
         return ()  # Hong Kong kongs pay nothing (they score as fan); still remembered
 
     def kong_money_passing(
-        self, rules: HongKongRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
+        self, rules: HongKongRules, hand: HandView, run: OpenWins, kongs: tuple[int, ...]
     ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
         return (), ()
 
     def settle_wall(
-        self, rules: HongKongRules, hand: HandState, event: WallExhausted, line: int | None
+        self, rules: HongKongRules, hand: HandView, event: WallExhausted, line: int | None
     ) -> tuple[Transfer, ...]:
         if event.remaining is not None:
             raise RuleError("a Hong Kong wall_exhausted carries no 'remaining'")
         return ()
 
-    def dealer_after(self, hand: HandState) -> str:
+    def dealer_after(self, hand: HandView) -> str:
         if hand.winners:
             passes = hand.winners[0] != hand.dealer
         else:  # a void hand: the wall ran out, or a false win
@@ -128,7 +128,7 @@ class HongKong:
             return hand.dealer
         return hand.players[(hand.players.index(hand.dealer) + 1) % 4]
 
-    def round_ends(self, hand: HandState, dealer: str, first_dealer: str | None) -> bool:
+    def round_ends(self, hand: HandView, dealer: str, first_dealer: str | None) -> bool:
         return dealer != hand.dealer and dealer == first_dealer
 
 

@@ -14,7 +14,7 @@ from mjledger.rules.protocol import Payments, WinContext
 from mjledger.rules.sichuan import scoring, wall
 from mjledger.rules.sichuan.fan import SICHUAN_TABLE, evaluate_sichuan_wall, evaluate_sichuan_win
 from mjledger.rules.sichuan.options import EXTENSION_KEYS, V1_DEFAULTS, SichuanRules
-from mjledger.rules.state import HandState, OpenWins, Transfer
+from mjledger.rules.state import HandView, OpenWins, Transfer
 from mjledger.tiles.decompose import SICHUAN as SICHUAN_SHAPES
 from mjledger.tiles.decompose import Shapes
 from mjledger.tiles.fan import FanResult, WallStatus
@@ -69,7 +69,7 @@ class Sichuan:
     def win_payments(
         self,
         rules: SichuanRules,
-        hand: HandState,
+        hand: HandView,
         context: WinContext,
         fan: int | None,
         limit: bool,
@@ -86,13 +86,13 @@ class Sichuan:
             return ((context.fed_by, amount),)
         return tuple((p, amount) for p in hand.still_in if p != context.winner)
 
-    def hand_ends_after_win(self, hand: HandState) -> bool:
+    def hand_ends_after_win(self, hand: HandView) -> bool:
         # Blood battle: play goes on until three players have won; the last cannot win alone.
         # Blood flow (variants.md): only the wall ends the hand.
         return not hand.rules.blood_flow and len(hand.winners) >= 3
 
     def settle_false_win(
-        self, rules: SichuanRules, hand: HandState, player: str, line: int | None
+        self, rules: SichuanRules, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
         raise RuleError("a false win (false_win) is a Hong Kong rule; Sichuan has none")
 
@@ -100,7 +100,7 @@ class Sichuan:
         # Blood flow (variants.md): "every player stays in until wall_exhausted".
         return not rules.blood_flow
 
-    def kong_payments(self, rules: SichuanRules, hand: HandState, event: KongDeclared) -> Payments:
+    def kong_payments(self, rules: SichuanRules, hand: HandView, event: KongDeclared) -> Payments:
         if event.from_ is not None and rules.exposed_kong_pays == "everyone":
             # variants.md: "1 × base from every player still in" but the konger, "the
             # discarder too".
@@ -111,7 +111,7 @@ class Sichuan:
         return tuple((p, amount) for p in hand.still_in if p != event.player)
 
     def kong_money_passing(
-        self, rules: SichuanRules, hand: HandState, run: OpenWins, kongs: tuple[int, ...]
+        self, rules: SichuanRules, hand: HandView, run: OpenWins, kongs: tuple[int, ...]
     ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
         """rules.md, "Kong money passing": the money of every kong the discarder declared since
         their previous discard goes to the winner(s) of that discard; none on a robbing win.
@@ -141,11 +141,11 @@ class Sichuan:
         return passed, kongs
 
     def settle_wall(
-        self, rules: SichuanRules, hand: HandState, event: WallExhausted, line: int | None
+        self, rules: SichuanRules, hand: HandView, event: WallExhausted, line: int | None
     ) -> tuple[Transfer, ...]:
         return wall.settle_wall(rules, hand, event, line)
 
-    def dealer_after(self, hand: HandState) -> str:
+    def dealer_after(self, hand: HandView) -> str:
         if not hand.first_winners:
             return hand.dealer
         if len(hand.first_winners) == 1:
@@ -153,7 +153,7 @@ class Sichuan:
         assert hand.first_discarder is not None
         return hand.first_discarder
 
-    def round_ends(self, hand: HandState, dealer: str, first_dealer: str | None) -> bool:
+    def round_ends(self, hand: HandView, dealer: str, first_dealer: str | None) -> bool:
         return False
 
 

@@ -12,13 +12,13 @@ from mjledger.rules.protocol import WallFacts
 from mjledger.rules.sichuan import scoring
 from mjledger.rules.sichuan.fan import evaluate_sichuan_wall
 from mjledger.rules.sichuan.options import SichuanRules
-from mjledger.rules.state import HandState, Transfer
+from mjledger.rules.state import HandView, Transfer
 from mjledger.rules.tiles import check_no_fifth_copy, melds_of, tiles_of_line
 from mjledger.tiles.notation import Tile, parse_tiles
 
 
 def settle_wall(
-    rules: SichuanRules, hand: HandState, event: WallExhausted, line: int | None
+    rules: SichuanRules, hand: HandView, event: WallExhausted, line: int | None
 ) -> tuple[Transfer, ...]:
     if event.remaining is None:
         raise RuleError("a Sichuan wall_exhausted needs 'remaining' for every player still in")
@@ -35,7 +35,7 @@ def settle_wall(
     return wall_transfers(rules, hand, wall_states(rules, hand, event), line)
 
 
-def wall_states(rules: SichuanRules, hand: HandState, event: WallExhausted) -> dict[str, WallFacts]:
+def wall_states(rules: SichuanRules, hand: HandView, event: WallExhausted) -> dict[str, WallFacts]:
     """Each player still in: flower pig, ready and best fan — asserted, or from the tiles.
     (Also what an explanation of the wall's checks shows.)"""
     assert event.remaining is not None
@@ -87,7 +87,7 @@ def derive_wall(
 
 
 def wall_transfers(
-    rules: SichuanRules, hand: HandState, states: dict[str, WallFacts], line: int | None
+    rules: SichuanRules, hand: HandView, states: dict[str, WallFacts], line: int | None
 ) -> tuple[Transfer, ...]:
     """rules.md, "When the wall runs out": flower pig, not ready, refund — in that order."""
     out: list[Transfer] = []
