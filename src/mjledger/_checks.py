@@ -17,6 +17,10 @@ from mjledger.errors import FormatError
 Validator = Any
 
 TILE: Final = re.compile(r"[1-9][mps]|[1-7]z")
+# The same 34 tiles as a set: a lookup costs a tenth of a match, and every discard has one.
+_TILE_NAMES: Final = frozenset(
+    [f"{n}{s}" for n in range(1, 10) for s in "mps"] + [f"{n}z" for n in range(1, 8)]
+)
 TILES: Final = re.compile(r"(?:[1-9]+[mps]|[1-7]+z)+")
 
 
@@ -59,7 +63,7 @@ def non_empty(_inst: object, attribute: Any, value: Any) -> None:
 
 
 def tile(_inst: object, attribute: Any, value: Any) -> None:
-    if type(value) is not str or not TILE.fullmatch(value):
+    if type(value) is not str or value not in _TILE_NAMES:
         raise FormatError(
             f"{attribute.name} must be one tile such as '5m' or '7z', not {shown(value)}"
         )

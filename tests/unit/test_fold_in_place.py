@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mjledger.errors import LogError
 from mjledger.fold.hand import HandState
 from mjledger.fold.match import MatchFold, MatchState, evolve, finish, start
-from mjledger.fold.replay import replay_events
+from mjledger.fold.replay import OUTPUT, replay_events, transfer_to_json
 from mjledger.fold.stream import HandStream
 from mjledger.log.codec import parse_log
 from mjledger.log.events import Event
@@ -121,3 +121,14 @@ def test_variant_logs_and_their_mutations_fold_in_place_as_the_pure_fold(
     events = numbered("\n".join(texts))
     if events is not None:
         check_against_pure(events)
+
+
+@given(variant_logs(max_hands=3))
+def test_transfers_are_written_as_the_output_converter_writes_them(lines: list[Line]) -> None:
+    events = numbered("\n".join(json.dumps(line) for line in lines))
+    assert events is not None
+    for hand in replay_events(events).hands:
+        for t in hand.transfers:
+            written = transfer_to_json(t)
+            assert written == OUTPUT.unstructure(t)
+            assert list(written) == list(OUTPUT.unstructure(t))  # the keys' order too

@@ -57,6 +57,7 @@ from mjledger.rules.table import FirstTurnFacts, Stakes, first_turn_problem
 from mjledger.rules.tiles import derive_win, seat_wind
 
 __all__ = [
+    "HAND_EVENT_TYPES",
     "REASONS",
     "HandEvent",
     "HandFold",
@@ -550,3 +551,4 @@ _HANDLERS: Final[dict[type[Any], Callable[[HandFold, Any, int | None], None]]] =
     VoidSuitChosen: _void_suit_chosen,
     FalseWin: _false_win,
 }
+HAND_EVENT_TYPES: Final = frozenset(_HANDLERS)

@@ -12,12 +12,12 @@ starts or ends — what replay, record and re-derive run.
 
 from __future__ import annotations
 
-import attrs
 from attrs import frozen
 
 from mjledger._replace import replacer
 from mjledger.errors import RuleError, UnknownRulesetError
 from mjledger.fold.hand import (
+    HAND_EVENT_TYPES,
     HandEvent,
     HandFold,
     HandState,
@@ -160,6 +160,7 @@ def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchSta
 
 
 _replace_state = replacer(MatchState)
+_replace_hand = replacer(HandState)
 
 
 def _with_hand(state: MatchState, hand: HandState) -> MatchState:
@@ -202,7 +203,7 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
         dealer = event.dealer if event.dealer is not None else state.players[0]
         if dealer not in state.players:
             raise refuse(f"dealer {dealer!r} is not at the table ({', '.join(state.players)})")
-        state = attrs.evolve(state, first_dealer=dealer, next_dealer=dealer)
+        state = _replace_state(state, first_dealer=dealer, next_dealer=dealer)
     assert state.next_dealer is not None
     if event.dealer is not None and event.dealer != state.next_dealer:
         raise refuse(
@@ -219,7 +220,7 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
         round_wind=state.round_wind,
         stakes=state.stakes,
     )
-    return attrs.evolve(state, hands_started=state.hands_started + 1, hand=hand)
+    return _replace_state(state, hands_started=state.hands_started + 1, hand=hand)
 
 
 def rotate(state: MatchState, hand: HandState) -> MatchState:
@@ -238,9 +239,9 @@ def rotate(state: MatchState, hand: HandState) -> MatchState:
     if hand.stakes is not None and hand.stakes.bust and not state.stand_alone:
         over = True  # "the match ends with the hand in which anyone went bust"
     next_dealer = None if over else dealer
-    return attrs.evolve(
+    return _replace_state(
         state,
-        hand=attrs.evolve(hand, next_dealer=next_dealer),
+        hand=_replace_hand(hand, next_dealer=next_dealer),
         next_dealer=next_dealer,
         next_streak=streak,
         wind_index=wind_index,
@@ -273,6 +274,12 @@ class MatchFold:
         """Fold ``event`` (a :class:`RuleError` if illegal). At a ``hand_started``, the hand it
         follows, settled (None before the first)."""
         hand = self._hand
+        if hand is not None and type(event) in HAND_EVENT_TYPES:  # the common case, first
+            hand.apply(event, line)  # type: ignore[arg-type]
+            if hand.ended:
+                self._state = rotate(self._state, hand.freeze())
+                self._hand = None
+            return None
         if isinstance(event, HandStarted):
             before = self.state
             self._state = open_hand(before, event, line)
@@ -282,11 +289,8 @@ class MatchFold:
         if hand is None or isinstance(event, MatchStarted):
             evolve(self._state, event, line)  # no hand in play, or a second match: refused
             raise AssertionError("evolve accepted an event outside a hand")
-        hand.apply(_as_hand_event(event), line)
-        if hand.ended:
-            self._state = rotate(self._state, hand.freeze())
-            self._hand = None
-        return None
+        hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
+        raise AssertionError("a hand accepted an event of no hand")
 
     def finish(self) -> None:
         """The end of the log: an open run of wins closes (its kong money settles)."""

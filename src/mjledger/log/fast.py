@@ -30,7 +30,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
-from typing import Any, Final, Literal, NewType, Union, get_args, get_origin
+from typing import Any, Final, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 import msgspec
@@ -280,13 +280,24 @@ def fast_decoder() -> FastDecoder:
     return _DECODER
 
 
-def decode_numbered(batch: Sequence[tuple[int, bytes]]) -> Iterator[tuple[int, Event]]:
+def decode_numbered(batch: Sequence[tuple[int, bytes]]) -> Iterable[tuple[int, Event]]:
     """The events of numbered non-blank lines, in order; the first refused line raises the
-    strict codec's error for it."""
+    strict codec's error for it (once the events before it have been taken)."""
     events = fast_decoder().decode_batch([line for _, line in batch])
     if events is None:
-        for number, line in batch:
-            yield number, decode_line(line.decode("utf-8"), number)
-        return
+        return _strictly(batch)
+    if any(event is None for event in events):
+        return _partly_strictly(batch, events)
+    return zip([number for number, _ in batch], cast(list[Event], events), strict=True)
+
+
+def _strictly(batch: Sequence[tuple[int, bytes]]) -> Iterator[tuple[int, Event]]:
+    for number, line in batch:
+        yield number, decode_line(line.decode("utf-8"), number)
+
+
+def _partly_strictly(
+    batch: Sequence[tuple[int, bytes]], events: Sequence[Event | None]
+) -> Iterator[tuple[int, Event]]:
     for (number, line), event in zip(batch, events, strict=True):
         yield number, (event if event is not None else decode_line(line.decode("utf-8"), number))

@@ -69,15 +69,14 @@ def _check_utf8(block: bytes, first: int) -> None:
         raise FormatError("the line is not valid UTF-8", line=line) from None
 
 
-def _numbered_lines(first: int, block: bytes) -> Iterator[tuple[int, bytes]]:
+def _numbered_lines(first: int, block: bytes) -> list[tuple[int, bytes]]:
     """Non-blank lines as the strict codec sees them: split on ``\\n`` only, one trailing
     ``\\r`` removed, blank meaning what ``str.strip`` says."""
-    number = first
-    for raw in block.split(b"\n"):
-        line = raw[:-1] if raw[-1:] == b"\r" else raw
-        if line[:1] == b"{" or line.decode("utf-8").strip():
-            yield number, line
-        number += 1
+    return [
+        (number, raw[:-1] if raw[-1:] == b"\r" else raw)
+        for number, raw in enumerate(block.split(b"\n"), first)
+        if raw[:1] == b"{" or raw.decode("utf-8").strip()
+    ]
 
 
 def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
@@ -85,16 +84,16 @@ def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
     blocks = _checked_blocks(chunks)
     seen = False
     try:
-        batch: list[tuple[int, bytes]] = []
+        pending: list[tuple[int, bytes]] = []
         for first, block in blocks:
-            for item in _numbered_lines(first, block):
-                batch.append(item)
-                if len(batch) >= BATCH_LINES:
-                    yield from decode_numbered(batch)
-                    seen = True
-                    batch = []
-        if batch:
-            yield from decode_numbered(batch)
+            pending += _numbered_lines(first, block)
+            whole = len(pending) - len(pending) % BATCH_LINES
+            for start in range(0, whole, BATCH_LINES):
+                yield from decode_numbered(pending[start : start + BATCH_LINES])
+                seen = True
+            del pending[:whole]
+        if pending:
+            yield from decode_numbered(pending)
             seen = True
     except FormatError:
         for _ in blocks:  # invalid UTF-8 further down is the log's error, as in the codec
