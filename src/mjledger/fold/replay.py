@@ -17,7 +17,7 @@ from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchFold, MatchState, finish, start
 from mjledger.log.events import Event
-from mjledger.log.reader import parse_events, read_events
+from mjledger.log.reader import iter_log, iter_text
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HouseRules
 
@@ -152,10 +152,10 @@ def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
 
 
 def replay(text: str) -> Replay:
-    """Replay a log given as text (JSON Lines)."""
-    return replay_events(parse_events(text))
+    """Replay a log given as text (JSON Lines), folding each event as it is decoded."""
+    return replay_events(iter_text(text))
 
 
 def replay_bytes(data: bytes) -> Replay:
     """Replay a log given as raw bytes (checked to be UTF-8, line by line)."""
-    return replay_events(read_events(data))
+    return replay_events(iter_log((data,)))
