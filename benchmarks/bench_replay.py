@@ -347,7 +347,7 @@ def write_sichuan_log(path: Path, rng: random.Random, hands: int) -> None:
     with path.open("w", encoding="utf-8") as out:
         out.write(sichuan_log(rng, 1))
         for _ in range(hands - 1):
-            out.write("\n".join(sichuan_hand(rng, first=False)) + "\n")
+            out.write("\n".join(cap_kongs(sichuan_hand(rng, first=False))) + "\n")
 
 
 def peak_rss(hands: int, seed: int) -> None:
