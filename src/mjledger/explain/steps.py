@@ -8,10 +8,11 @@ that answer as data, in no language: each step carries message ids and parameter
 
 The core fold is not touched. The explanation re-folds the hand's events (``evolve_hand``)
 only to know the state *before* each event (who is still in, which kongs are in a run), and
-rebuilds the arithmetic from the rule tables in :mod:`mjledger.scoring`. The money of each
-step is the settlement's own transfers, claimed by line, reason, payer and payee; every
-transfer must be claimed exactly once, and the tests check that the arithmetic gives exactly
-the amounts the settlement holds.
+rebuilds the arithmetic from the rule tables in the rule sets' ``scoring`` modules
+(:mod:`mjledger.rules.sichuan.scoring`, :mod:`mjledger.rules.hongkong.scoring`). The money
+of each step is the settlement's own transfers, claimed by line, reason, payer and payee;
+every transfer must be claimed exactly once, and the tests check that the arithmetic gives
+exactly the amounts the settlement holds.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The result is exactly :func:`mjledger.log.codec.read_log_bytes`'s, error for err
 that is not UTF-8 anywhere in the log is the error, before any other; then the first line the
 codec refuses; an empty log is an error of line 1. Streaming keeps that order by reading on
 after the first refused line, only to look for invalid UTF-8 further down (the caller that
-folds does the same for a refused event: see :func:`mjledger.fold.replay.fold_all`).
+folds does the same for a refused event: see :func:`mjledger.fold.replay.replay_events`).
 
 Lines are decoded in batches by :mod:`mjledger.log.fast`, which falls back to the strict codec
 wherever it cannot decide.
