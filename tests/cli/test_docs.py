@@ -22,6 +22,9 @@ import pytest
 from click.testing import CliRunner
 
 from mjledger.cli import main
+from mjledger.fan_hongkong import HONGKONG_TABLE
+from mjledger.fan_sichuan import SICHUAN_TABLE
+from mjledger.tiles.fan import PatternRow
 from tests.conftest import ROOT
 
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -208,3 +211,34 @@ def test_ellipsis_stands_for_any_lines() -> None:
     assert not shown_matches("a\n…\nd", "a\nb\nc")
     assert not shown_matches("a\nb", "a\nc")
     assert shown_matches("a  \nb", "a\nb  \n")
+
+
+@pytest.mark.parametrize(
+    ("title", "table"),
+    [("## The Sichuan table", SICHUAN_TABLE), ("## The Hong Kong table", HONGKONG_TABLE)],
+    ids=["sichuan", "hongkong"],
+)
+def test_tiles_md_lists_each_fan_table_row_as_the_code_has_it(
+    title: str, table: tuple[PatternRow, ...]
+) -> None:
+    text = (ROOT / "docs/tiles.md").read_text(encoding="utf-8")
+    start = text.index(title)
+    section = text[start : text.index("\n## ", start + len(title))]
+    shown = []
+    for row in section.splitlines():
+        if row.startswith("| `"):
+            code, name, fan, replaces, option = (cell.strip() for cell in row.split("|")[1:6])
+            shown.append(
+                (code.strip("`"), name, fan, set(re.findall(r"`(\w+)`", replaces)), option)
+            )
+    wanted = [
+        (
+            row.code,
+            row.name,
+            "limit" if row.limit else f"{row.fan} each" if row.per else str(row.fan),
+            set(row.replaces),
+            f"`{row.option}`" if row.option else "",
+        )
+        for row in table
+    ]
+    assert shown == wanted
