@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from mjledger import LogError, replay_bytes
 from mjledger.cli import main
 from mjledger.fan_hongkong import HONGKONG_TABLE
 from mjledger.fan_sichuan import SICHUAN_TABLE
@@ -242,3 +243,80 @@ def test_tiles_md_lists_each_fan_table_row_as_the_code_has_it(
         for row in table
     ]
     assert shown == wanted
+
+
+# log-format.md's table of refusals: a log that gives each message shown ("…" ends a message
+# whose rest is not shown).
+SC = '{"type": "match_started", "ruleset": "sichuan", "players": ["ana", "bo", "cy", "di"]}'
+HK = '{"type": "match_started", "ruleset": "hongkong", "players": ["ana", "bo", "cy", "di"]}'
+HAND = '{"type": "hand_started", "dealer": "ana"}'
+
+
+def hk_with(keys: str) -> str:
+    """A Hong Kong ``match_started`` with more keys."""
+    return HK[:-1] + ", " + keys + "}"
+
+
+SELF_DRAWN = '{"type": "self_drawn", "player": "cy", '
+REFUSED: list[list[str | bytes]] = [
+    [SC, HAND, SELF_DRAWN + '"fan": true}'],
+    [SC, HAND, SELF_DRAWN + '"fan": 3.0}'],
+    [SC, HAND, SELF_DRAWN + '"fan": "3"}'],
+    [SC, HAND, SELF_DRAWN + '"fan": 3, "fan": 4}'],
+    [SC, HAND, SELF_DRAWN + '"fan": NaN}'],
+    [SC, '{"type": "hand_started""dealer": "ana"}'],
+    [SC, HAND, b'{"type": "discarded", "player": "\xff"}'],
+    ["[1, 2]"],
+    ['{"ruleset": "sichuan"}'],
+    [SC, '{"type": "hand_start"}'],
+    [SC, HAND, SELF_DRAWN + '"fan": 3, "note": "x"}'],
+    [hk_with('"rules": {"fan_cap": 4}')],
+    [hk_with('"rules": {"min_fan": 11}')],
+    [SC, HAND, '{"type": "self_drawn", "player": "zed", "fan": 3}'],
+    [HK, HAND, SELF_DRAWN + '"fan": 3}', '{"type": "discarded", "player": "ana"}'],
+    [HK, HAND, '{"type": "void_suit_chosen", "player": "ana", "suit": "p"}'],
+    ['{"type": "discarded", "player": "ana"}'],
+    [""],
+    [hk_with('"rules": {"blood_flow": true}')],
+    [hk_with('"rules": {"discard_pays": "half", "points_per_unit": 3}')],
+    [hk_with('"stakes": {"ana": 100, "bo": 100, "cy": 100}')],
+    [hk_with('"stakes": {"ana": 100, "bo": 100, "cy": 100, "di": 0}')],
+    [HK, HAND, '{"type": "self_drawn", "player": "bo", "fan": 3, "liable": "bo"}'],
+    [
+        HK,
+        HAND,
+        '{"type": "discarded", "player": "ana"}',
+        '{"type": "self_drawn", "player": "ana", "fan": 3, "first_turn": true}',
+    ],
+    [
+        hk_with('"stakes": {"ana": 8, "bo": 1000, "cy": 1000, "di": 1000}'),
+        HAND,
+        '{"type": "self_drawn", "player": "bo", "fan": 10}',
+        HAND,
+    ],
+    [
+        '{"type": "hand_started", "ruleset": "hongkong", "players": ["ana", "bo", "cy", "di"], '
+        '"dealer": "ana", "stakes": {"ana": 1, "bo": 1, "cy": 1, "di": 1}}'
+    ],
+]
+
+
+def test_log_format_md_shows_each_refusal_as_mjledger_words_it() -> None:
+    text = (ROOT / "docs/log-format.md").read_text(encoding="utf-8")
+    start = text.index("More, exactly as mjledger prints them:")
+    shown = [
+        message
+        for row in text[
+            start : text.index("\n\n", text.index("| what is wrong", start))
+        ].splitlines()[3:]
+        for message in re.findall(r"`(line \d+: [^`]*)`", row)
+    ]
+    given = []
+    for lines in REFUSED:
+        data = b"\n".join(line if isinstance(line, bytes) else line.encode() for line in lines)
+        with pytest.raises(LogError) as refused:
+            replay_bytes(data)
+        given.append(str(refused.value))
+    assert len(shown) == len(given)
+    for message, actual in zip(shown, given, strict=True):
+        assert actual.startswith(message.removesuffix("…)")), (message, actual)
