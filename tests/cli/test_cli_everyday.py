@@ -76,6 +76,33 @@ def test_ids_may_be_shortened_to_a_unique_prefix(store: Path) -> None:
     assert SEED_ID in err
 
 
+def test_the_dispute_commands_take_a_shortened_id_too(store: Path, tmp_path: Path) -> None:
+    assert ok("explain", "chengdu", "3", "--json", "--store", "s.sqlite", cwd=store) == ok(
+        "explain", SC_ID, "3", "--json", "--store", "s.sqlite", cwd=store
+    )
+    ok("report", "chengdu", "--html", str(tmp_path / "r.html"), "--store", "s.sqlite", cwd=store)
+    assert SC_ID in (tmp_path / "r.html").read_text(encoding="utf-8")
+    err = refused("void", "hk", "1", "--reason", "r", "--by", "s", "--store", "s.sqlite", cwd=store)
+    assert "'hk' is the start of several matches" in err
+    # A write through a shortened id names the whole id (on a copy: the store is shared).
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "s.sqlite").write_bytes((store / "s.sqlite").read_bytes())
+    out = ok(
+        "void",
+        "chengdu",
+        "2",
+        "--reason",
+        "upheld",
+        "--by",
+        "staff",
+        "--store",
+        "s.sqlite",
+        cwd=copy,
+    )
+    assert f"hand 2 of match {SC_ID}" in out
+
+
 def test_no_match_suggests_near_ids(store: Path) -> None:
     err = refused("export", "chengdu-teahouse-t12-2026-12-60", "--store", "s.sqlite", cwd=store)
     assert err.strip().endswith(f"did you mean '{SC_ID}'?")

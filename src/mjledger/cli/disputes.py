@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
 from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
 from mjledger.explain.report import render_report, report_from_replay
@@ -124,7 +125,8 @@ def add_commands(
         if stored:
             assert number is not None
             with open_ledger(store) as ledger:
-                hands: tuple[HandExplanation, ...] = (explain_stored(ledger, target, number),)
+                match = resolve_match(ledger, target)
+                hands: tuple[HandExplanation, ...] = (explain_stored(ledger, match, number),)
             print_explanation(hands, lang, as_json, single=True)
             return
         hands, single = explain_file(target, hand)
@@ -153,7 +155,7 @@ def add_commands(
             data = report_from_replay(replay_bytes(read_file(target)))
         else:
             with open_ledger(store) as ledger:
-                data = report_from_store(ledger, target)
+                data = report_from_store(ledger, resolve_match(ledger, target))
         page = render_report(data, lang)
         try:
             html_file.write_text(page, encoding="utf-8")
@@ -195,7 +197,13 @@ def add_commands(
         text = decode_log(read_file(fixed))
         with writer(store) as ledger:
             result = correct(
-                ledger, match, number, text, reason=reason, by=by, keep_later_hands=keep_later_hands
+                ledger,
+                resolve_match(ledger, match),
+                number,
+                text,
+                reason=reason,
+                by=by,
+                keep_later_hands=keep_later_hands,
             )
             ledger.views.catch_up()
         click.echo(_done(result))
@@ -210,7 +218,7 @@ def add_commands(
     def void_command(match: str, number: int, reason: str, by: str, store: str | None) -> None:
         """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
         with writer(store) as ledger:
-            result = void(ledger, match, number, reason=reason, by=by)
+            result = void(ledger, resolve_match(ledger, match), number, reason=reason, by=by)
             ledger.views.catch_up()
         click.echo(_done(result))
 
