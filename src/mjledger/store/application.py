@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -29,6 +29,7 @@ from eventsourcing.persistence import (
     IntegrityError,
     Mapper,
     PersistenceError,
+    StoredEvent,
 )
 from eventsourcing.utils import Environment
 
@@ -42,9 +43,12 @@ from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
 from mjledger.store.corrections import correction_log, settle_corrected
 from mjledger.store.corrections import export_events as corrected_export
-from mjledger.store.events import HandClosed, MatchOpened, RulesChanged, TableOpened
+from mjledger.store.events import MatchOpened, RulesChanged, TableOpened
 from mjledger.store.files import read_only_uri
 from mjledger.store.importer import (
+    HAND_CLOSED,
+    HAND_STARTED,
+    MATCH_STARTED,
     CheckedLog,
     RecordResult,
     check_log,
@@ -389,12 +393,15 @@ class Ledger(Application[uuid.UUID]):
         return version
 
     def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
+        self._insert([self.mapper.to_stored_event(r) for r in records], exists)
+
+    def _insert(self, rows: Sequence[StoredEvent], exists: str | None = None) -> None:
         try:
-            # The event store directly: Application.save would only add a runtime protocol
-            # check per event and notification hooks this application does not use.
-            self.events.put(list(records))
+            # The recorder directly: Application.save would only add a runtime protocol check
+            # per event and notification hooks this application does not use.
+            self.recorder.insert_events(rows)
         except IntegrityError:
-            if exists is not None and records[0].originator_version == 1:
+            if exists is not None and rows[0].originator_version == 1:
                 raise StoreError(f"{exists} already exists in {self.location}") from None
             raise ConcurrencyError(
                 "another writer appended to the same stream first: reload and retry"
@@ -611,13 +618,26 @@ class Ledger(Application[uuid.UUID]):
                 )
             if not total:
                 return
+        # Nothing of the match stored yet: every row, from the spool (decoded and folded
+        # once, by check_log). Else the rows missing, the log decoded again.
+        batches = (
+            log.rows()
+            if stored is None
+            else (
+                [
+                    self.mapper.to_stored_event(r)
+                    for r in batch
+                    if r.originator_version > have.get(r.originator_id, 0)
+                ]
+                for batch, _ in log.batches()
+            )
+        )
         done = 0
-        for batch, _ in log.batches():
-            fresh = [r for r in batch if r.originator_version > have.get(r.originator_id, 0)]
-            if not fresh:
+        for rows in batches:
+            if not rows:
                 continue
-            self._save(fresh)
-            written.add(fresh)
+            self._insert(rows)
+            written.add(r.topic for r in rows)
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -673,9 +693,10 @@ class _Written:
         self.started = False
         self.batches = self.hands = self.events = 0
 
-    def add(self, records: Sequence[Recorded]) -> None:
+    def add(self, topics: Iterable[str]) -> None:
+        """Count one written batch, by its rows' topics."""
         self.batches += 1
-        for r in records:
-            self.started |= isinstance(r.event, MatchStarted)
-            self.hands += isinstance(r.event, HandStarted)
-            self.events += not isinstance(r.event, HandClosed)
+        for topic in topics:
+            self.started |= topic == MATCH_STARTED
+            self.hands += topic == HAND_STARTED
+            self.events += topic != HAND_CLOSED

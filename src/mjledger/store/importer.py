@@ -4,24 +4,37 @@ validated by the match fold as they are drawn (so a refused line writes nothing)
 from __future__ import annotations
 
 import hashlib
+import pickle
+import tempfile
 import uuid
+import weakref
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Final
 
 import attrs
-from attrs import frozen
+from attrs import field, frozen
+from eventsourcing.persistence import StoredEvent
 
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchState, evolve, start
-from mjledger.fold.stream import HandFolder
 from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.log.reader import iter_text
-from mjledger.rules.house import default_rules
+from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandClosed
-from mjledger.store.records import GENESIS, Recorded, now, seal, stored_form
+from mjledger.store.records import (
+    GENESIS,
+    TOPICS,
+    Recorded,
+    canonical,
+    now,
+    seal,
+    sealed_row,
+    stored_form,
+    topic_of,
+)
 from mjledger.store.streams import hand_stream, match_stream
 
 
@@ -51,13 +64,14 @@ def in_match_form(event: HandStarted) -> HandStarted:
     return HandStarted(dealer=event.dealer)
 
 
-def stand_alone_start(state: MatchState, hand: HandState) -> HandStarted:
-    """The hand's first stored event: the whole context, so its stream replays on its own."""
+def stand_alone_start(state: MatchState, hand: HandState, *, rules: bool = True) -> HandStarted:
+    """The hand's first stored event: the whole context, so its stream replays on its own
+    (without ``rules``: all but the house rules, the same for every hand of the match)."""
     return HandStarted(
         dealer=hand.dealer,
         ruleset=state.ruleset,  # type: ignore[arg-type]
         players=state.players,
-        rules=state.rules,
+        rules=state.rules if rules else None,
         match=state.match_id,
         number=hand.number,
         dealer_streak=hand.dealer_streak,
@@ -96,10 +110,45 @@ def new_match_id() -> str:
     return "m-" + uuid.uuid4().hex[:16]
 
 
+# A checked hand as it will be stored, on the spool: its number, its stand-alone start and its
+# closing in stored form, and its events as (topic, canonical JSON of the stored form). What is
+# the same for every hand (the house rules) or known only at the end of the log (a match id
+# derived from the content, hence every digest) is filled in as the hand is written.
+SpooledHand = tuple[int, dict[str, Any], list[tuple[str, str]], dict[str, Any] | None]
+# Small logs stay in memory; a long one goes to a temporary file past this many bytes.
+SPOOL_MEMORY: Final = 8 << 20
+
+
+class HandSpool:
+    """The hands of a checked log, encoded once while checking, kept on a temporary file
+    (pickled a hand at a time) until the whole log is accepted: recording then only chains
+    digests and writes, without decoding or folding the log again, and memory holds one hand
+    whatever the log's length."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115 - closed by close() or the finalizer
+        self.hands = 0
+        self._finalizer = weakref.finalize(self, self._file.close)
+
+    def add(self, hand: SpooledHand) -> None:
+        pickle.dump(hand, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.hands += 1
+
+    def __iter__(self) -> Iterator[SpooledHand]:
+        file = self._file
+        file.seek(0)
+        for _ in range(self.hands):
+            hand: SpooledHand = pickle.load(file)
+            yield hand
+
+    def close(self) -> None:
+        self._finalizer()
+
+
 @frozen
 class CheckedLog:
-    """A match log validated whole, not yet written anywhere: what recording it needs, but
-    none of its records (they are sealed again, a hand at a time, as they are written)."""
+    """A match log validated whole, not yet written anywhere: what recording it needs, its
+    hands encoded as they will be stored (:class:`HandSpool`), none of its records sealed."""
 
     text: str
     first: MatchStarted  # with its match id and house rules filled in
@@ -107,6 +156,7 @@ class CheckedLog:
     id_assigned: bool
     hands: int
     events: int
+    spool: HandSpool = field(eq=False, repr=False)
 
     @property
     def match(self) -> str:
@@ -119,13 +169,48 @@ class CheckedLog:
         next(numbered)
         return batches_of_log(self.first, self.first_line, numbered)
 
+    def rows(self) -> Iterator[list[StoredEvent]]:
+        """The log's transactions as stored rows, from the spool: the rows of
+        :meth:`batches` byte for byte (sealed at one moment), but neither decoded nor folded
+        again."""
+        stamp = now()
+        match_id = self.match
+        m_stream = match_stream(match_id)
+        m_record = seal(m_stream, 1, self.first, GENESIS, stamp)
+        m_version, m_digest = 1, m_record.digest
+        assert m_record.row is not None
+        yield [StoredEvent(m_stream, 1, MATCH_STARTED, m_record.row.encode("utf-8"))]
+        rules = rules_to_json(self.first.rules)
+        for number, opening, events, closing in self.spool:
+            h_stream = hand_stream(match_id, number)
+            opening["match"] = match_id
+            opening["rules"] = rules
+            h_digest, row = sealed_row(m_digest, canonical(opening), stamp)
+            batch = [StoredEvent(h_stream, 1, HAND_STARTED, row.encode("utf-8"))]
+            for version, (topic, text) in enumerate(events, 2):
+                h_digest, row = sealed_row(h_digest, text, stamp)
+                batch.append(StoredEvent(h_stream, version, topic, row.encode("utf-8")))
+            if closing is not None:
+                closing["hand_digest"] = h_digest
+                m_version += 1
+                m_digest, row = sealed_row(m_digest, canonical(closing), stamp)
+                batch.append(StoredEvent(m_stream, m_version, HAND_CLOSED, row.encode("utf-8")))
+            yield batch
+
+
+MATCH_STARTED: Final = topic_of(MatchStarted)
+HAND_STARTED: Final = topic_of(HandStarted)
+HAND_CLOSED: Final = topic_of(HandClosed)
+
 
 def check_log(text: str) -> CheckedLog:
     """Validate a match log for recording in one streaming pass (every line through the
-    folds, as ``replay`` does, holding one hand); nothing is opened or written, so a refused
-    log leaves no file behind. A log without a match id gets one from its content."""
+    folds, as ``replay`` does, holding one hand), encoding each hand as it will be stored
+    onto a spool; nothing is opened or written, so a refused log leaves no file behind. A log
+    without a match id gets one from its content."""
     numbered = iter_text(text)
     first_line, first = next(numbered)
+    spool = HandSpool()
     try:
         if not isinstance(first, MatchStarted):
             raise StoreError(
@@ -135,23 +220,46 @@ def check_log(text: str) -> CheckedLog:
         first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
         assigned = first.match is None
         digest = content_digest(first) if assigned else None
-        folder = HandFolder()
-        folder.feed(first_line, first)
+        state = start(first, first_line)
         hands, events = 0, 1
+        hand: SpooledHand | None = None
+        stored: list[tuple[str, str]] = []
         for line, event in numbered:
-            folder.feed(line, event)
+            state = evolve(state, event, line)
             events += 1
-            hands += isinstance(event, HandStarted)
             if digest is not None:
                 digest.update(b"\n")
                 digest.update(canonical_json(event).encode("utf-8"))
+            in_play = state.hand
+            assert in_play is not None
+            if isinstance(event, HandStarted):
+                if hand is not None:
+                    spool.add(hand)
+                hands += 1
+                stored = []
+                # Its house rules are the match's: added to each hand as it is written.
+                opening = stored_form(stand_alone_start(state, in_play, rules=False))
+                hand = (in_play.number, opening, stored, None)
+                continue
+            stored.append((TOPICS[type(event)], canonical(stored_form(event))))
+            if in_play.ended:  # this event ended the hand: the fold has rotated the deal already
+                assert hand is not None
+                # The hand's digest is known once the match id is: filled in as it is written.
+                closing = closing_of(in_play, state, len(stored) + 1, "")
+                hand = (*hand[:3], stored_form(closing))
+        if hand is not None:
+            spool.add(hand)
     except MjledgerError:
+        spool.close()
         for _ in numbered:  # a later line the codec refuses is the log's error first
             pass
         raise
+    except BaseException:
+        spool.close()
+        raise
     if digest is not None:
         first = attrs.evolve(first, match="m-" + digest.hexdigest()[:16])
-    return CheckedLog(text, first, first_line, assigned, hands, events)
+    return CheckedLog(text, first, first_line, assigned, hands, events, spool)
 
 
 def content_digest(first: MatchStarted) -> Any:

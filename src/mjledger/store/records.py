@@ -94,12 +94,17 @@ def seal(
     stream: UUID, version: int, event: Any, previous: str, recorded_at: str | None = None
 ) -> Recorded:
     """The envelope of ``event`` at ``version`` of ``stream``, chained onto ``previous``."""
-    text = canonical(stored_form(event))
-    digest = hashlib.sha256((previous + text).encode("utf-8")).hexdigest()
     recorded_at = recorded_at or now()
-    # The stored object is never empty (it has a "type"), so the metadata joins it as keys.
-    row = f'{text[:-1]},"recorded_at":"{recorded_at}","digest":"{digest}"}}'
+    digest, row = sealed_row(previous, canonical(stored_form(event)), recorded_at)
     return Recorded(stream, version, event, digest, recorded_at, row)
+
+
+def sealed_row(previous: str, text: str, recorded_at: str) -> tuple[str, str]:
+    """The digest after ``previous`` and the row's JSON of an event whose stored form, in
+    canonical JSON, is ``text``."""
+    digest = hashlib.sha256((previous + text).encode("utf-8")).hexdigest()
+    # The stored object is never empty (it has a "type"), so the metadata joins it as keys.
+    return digest, f'{text[:-1]},"recorded_at":"{recorded_at}","digest":"{digest}"}}'
 
 
 def now() -> str:

@@ -1,0 +1,102 @@
+"""Recording from the spool (issue 10): ``check_log`` encodes each hand once as it checks it,
+and the rows written from that spool are byte for byte the rows of the log's batches sealed
+one event at a time (``batches_of_log`` through the store's mapper), on random legal logs,
+with and without a match id, with variants and table stakes."""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mjledger import replay
+from mjledger.errors import MjledgerError
+from mjledger.ledger import Ledger
+from mjledger.store import importer
+from mjledger.store.importer import check_log
+from mjledger.store.records import RecordMapper
+
+from ..store_logs import sichuan_match
+from ..strategies import legal_logs, log_text
+from ..variant_strategies import variant_logs
+
+Line = dict[str, Any]
+Row = tuple[str, int, str, bytes]
+
+match_logs = st.one_of(legal_logs(max_hands=6), variant_logs(max_hands=6)).filter(
+    lambda lines: lines[0]["type"] == "match_started"
+)
+
+
+def without_id(lines: list[Line]) -> list[Line]:
+    return [{k: v for k, v in lines[0].items() if k != "match"}, *lines[1:]]
+
+
+def as_rows(stored: Any) -> list[Row]:
+    return [(s.originator_id.hex, s.originator_version, s.topic, s.state) for s in stored]
+
+
+def spooled_and_sealed(text: str) -> tuple[list[Row], list[Row]]:
+    """The rows recording ``text`` writes from the spool, and the same log's batches sealed
+    event by event, both stamped at the same moment."""
+    with mock.patch.object(importer, "now", return_value="2026-01-01T00:00:00.000000+00:00"):
+        checked = check_log(text)
+        spooled = [as_rows(batch) for batch in checked.rows()]
+        mapper = RecordMapper()
+        sealed = [as_rows(map(mapper.to_stored_event, b)) for b, _ in checked.batches()]
+    return [r for batch in spooled for r in batch], [r for batch in sealed for r in batch]
+
+
+@given(match_logs, st.booleans())
+def test_spooled_rows_are_the_sealed_rows_byte_for_byte(lines: list[Line], named: bool) -> None:
+    text = log_text(lines if named else without_id(lines))
+    spooled, sealed = spooled_and_sealed(text)
+    assert spooled == sealed
+    assert len(spooled) > 0
+
+
+@given(match_logs)
+def test_the_spool_is_read_again_identically(lines: list[Line]) -> None:
+    checked = check_log(log_text(lines))
+    first = [as_rows(b)[1:] for b in checked.rows()]  # recorded_at differs between reads
+    again = [as_rows(b)[1:] for b in checked.rows()]
+    assert [[r[:3] for r in b] for b in first] == [[r[:3] for r in b] for b in again]
+    assert checked.spool.hands == sum(1 for line in lines if line["type"] == "hand_started")
+
+
+def test_a_long_log_spools_to_a_file_and_records_as_sealed() -> None:
+    """Past the spool's memory the hands go to a temporary file; what is recorded is still
+    exactly what sealing each event gives, and everything is recorded."""
+    text = sichuan_match(400, seed=3, match_id=None)
+    with mock.patch.object(importer, "SPOOL_MEMORY", 4096):
+        spooled, sealed = spooled_and_sealed(text)
+        checked = check_log(text)
+        assert checked.spool._file._rolled  # type: ignore[attr-defined]
+    assert spooled == sealed
+    ledger = Ledger(persistence="memory")
+    try:
+        result = ledger.record_checked(checked)
+        assert (result.status, result.hands, result.events) == (
+            "recorded",
+            400,
+            len(text.splitlines()),
+        )
+        stored = [
+            (s.originator_id.hex, s.originator_version, s.topic)
+            for s in ledger.recorder.select_notifications(1, 100_000)
+        ]
+        assert stored == [r[:3] for r in sealed]
+        assert ledger.replay_match(result.match).to_json() == replay(text).to_json() | {
+            "match": result.match
+        }
+    finally:
+        ledger.close()
+
+
+def test_a_refused_log_is_refused_while_spooling() -> None:
+    text = sichuan_match(3) + '{"type": "hand_started"}\n{"type": "discarded", "player": "x"}\n'
+    with pytest.raises(MjledgerError, match="'x' is not at the table"):
+        check_log(text)
