@@ -61,6 +61,7 @@ class _FieldPlan:
     convert: Callable[[Any], Any] | None
     strict_only: bool
     required: bool
+    default: Any
 
 
 def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
@@ -139,7 +140,7 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
             fields.append((struct_name, wire, msgspec.field(name=json_name)))
         else:
             fields.append((struct_name, wire | msgspec.UnsetType, default))
-        plans.append(_FieldPlan(struct_name, a.name, convert, strict_only, required))
+        plans.append(_FieldPlan(struct_name, a.name, convert, strict_only, required, a.default))
     return fields, plans
 
 
@@ -170,6 +171,32 @@ def _builder(cls: type, plans: Sequence[_FieldPlan]) -> _Builder:
     return build
 
 
+def _trusted_builder(cls: type, plans: Sequence[_FieldPlan]) -> _Builder:
+    """Like :func:`_builder`, for values already validated when they were written (the
+    ledger's own rows): the fields are set as they are, no validator runs. A field with a
+    default built by a factory takes the ordinary builder."""
+    if any(isinstance(p.default, attrs.Factory) for p in plans):  # type: ignore[arg-type]
+        return _builder(cls, plans)
+    scope: dict[str, Any] = {"cls": cls, "UNSET": UNSET, "new": object.__new__}
+    scope["put"] = object.__setattr__
+    checks, sets = [], []
+    for i, p in enumerate(plans):
+        if p.strict_only:
+            checks.append(f"    if s.{p.struct_name} is not UNSET:\n        return None")
+            continue
+        scope[f"convert{i}"], scope[f"default{i}"] = p.convert, p.default
+        value = f"s.{p.struct_name}" if p.required else "v"
+        if p.convert is not None:
+            value = f"convert{i}({value})"
+        if not p.required:
+            value = f"default{i} if (v := s.{p.struct_name}) is UNSET else {value}"
+        sets.append(f"    put(o, {p.attrs_name!r}, {value})")
+    source = "def build(s):\n" + "\n".join([*checks, "    o = new(cls)", *sets, "    return o"])
+    exec(source + "\n", scope)
+    build: _Builder = scope["build"]
+    return build
+
+
 @cache
 def _nested(cls: type) -> tuple[type, Callable[[Any], Any]]:
     fields, plans = _plan(cls)
@@ -181,7 +208,9 @@ def _nested(cls: type) -> tuple[type, Callable[[Any], Any]]:
     return struct, _builder(cls, plans)
 
 
-def _event_struct(cls: type, extra: Sequence[tuple[str, Any]] = ()) -> tuple[type, _Builder]:
+def _event_struct(
+    cls: type, extra: Sequence[tuple[str, Any]] = (), *, trusted: bool = False
+) -> tuple[type, _Builder]:
     fields, plans = _plan(cls)
     struct = msgspec.defstruct(
         f"{cls.__name__}Wire",
@@ -191,7 +220,7 @@ def _event_struct(cls: type, extra: Sequence[tuple[str, Any]] = ()) -> tuple[typ
         kw_only=True,
         forbid_unknown_fields=True,
     )
-    return struct, _builder(cls, plans)
+    return struct, (_trusted_builder if trusted else _builder)(cls, plans)
 
 
 def _as_tuple(get: Callable[[Any], Any], n: int) -> Callable[[Any], tuple[Any, ...]]:
@@ -202,10 +231,16 @@ class ObjectDecoder:
     """Decodes one JSON object of one tagged event class that also holds ``extra`` fields of
     its own (a stored row's metadata, say): the event and the extra fields' values, or None
     where the strict path must read the object (anything refused, or a field only the strict
-    codec types present). Unknown fields are refused, as in a log line."""
+    codec types present). Unknown fields are refused, as in a log line.
 
-    def __init__(self, cls: type, extra: Sequence[tuple[str, Any]] = ()) -> None:
-        struct, self._build = _event_struct(cls, extra)
+    ``trusted``: for objects this library wrote itself and only reads back in bulk (a store
+    re-derived; an audit reads strictly): JSON types are still checked, the attrs validators
+    are not run."""
+
+    def __init__(
+        self, cls: type, extra: Sequence[tuple[str, Any]] = (), *, trusted: bool = False
+    ) -> None:
+        struct, self._build = _event_struct(cls, extra, trusted=trusted)
         self._decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
         names = [name for name, _ in extra]
         self._extra: Callable[[Any], tuple[Any, ...]] = (

@@ -131,18 +131,20 @@ def _event_class(topic: str) -> Any:
     return _CLASS_OF_TOPIC.get(topic) or resolve_topic(topic)
 
 
-_ROW_DECODERS: Final[dict[type, ObjectDecoder | None]] = {}
+_ROW_DECODERS: Final[dict[tuple[type, bool], ObjectDecoder | None]] = {}
 
 
-def row_decoder(cls: type) -> ObjectDecoder | None:
+def row_decoder(cls: type, *, trusted: bool = False) -> ObjectDecoder | None:
     """The fast reader of ``cls``'s rows (the event's fields and the row's ``recorded_at``
     and ``digest``), or None: a class above version 1 may have rows to upcast, which only
-    the mapper's general path does."""
-    if cls not in _ROW_DECODERS:
+    the mapper's general path does. ``trusted``: the attrs validators are not run (bulk
+    re-derivation of the ledger's own rows; reads through the mapper, and audits, check)."""
+    key = (cls, trusted)
+    if key not in _ROW_DECODERS:
         fast = getattr(cls, "class_version", 1) == 1 and cls in TOPICS
         meta = (("recorded_at", str), ("digest", str))
-        _ROW_DECODERS[cls] = ObjectDecoder(cls, meta) if fast else None
-    return _ROW_DECODERS[cls]
+        _ROW_DECODERS[key] = ObjectDecoder(cls, meta, trusted=trusted) if fast else None
+    return _ROW_DECODERS[key]
 
 
 class RecordMapper(Mapper[UUID]):
