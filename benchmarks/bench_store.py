@@ -11,8 +11,9 @@ Three figures (issue: "The ledger store"):
 3. re-deriving one stored hand of ~100 events from a cold read (no aggregate cache): median ms.
 
 Times are CPU time (``time.process_time``) and wall time, in one process. ``--rss`` instead
-records a store of the given size and reports the peak RSS of re-deriving it
-(``Ledger.rederive``) in a process of its own; ``--quick`` divides those sizes by 100.
+reports the peak RSS of recording a log of the given size (``Ledger.record_log``) and of
+re-deriving the store it makes (``Ledger.rederive``), each in a process of its own;
+``--quick`` divides those sizes by 100.
 
 Usage::
 
@@ -99,14 +100,27 @@ def drain(ledger: Ledger) -> int:
 
 
 def peak_rss(hands: int, seed: int) -> None:
-    """Peak RSS of re-deriving a ``hands``-hand store (``Ledger.rederive``) as its own
-    process, next to the same process that only opens the store."""
+    """Peak RSS of recording a ``hands``-hand log (``Ledger.record_log``) and of re-deriving
+    the store it makes (``Ledger.rederive``), each as its own process, next to a process that
+    only reads the log's text (recording takes the text whole) or only opens the store."""
     with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp) / "ledger.sqlite"
-        ledger = Ledger(store)
-        _, cpu, wall = timed(lambda: ledger.record_log(sichuan_log(random.Random(seed), hands)))
-        ledger.close()
-        print(f"recorded {hands:,} hands in {cpu:.1f} s CPU, {wall:.1f} s wall")
+        store, log = Path(tmp) / "ledger.sqlite", Path(tmp) / "log.jsonl"
+        log.write_text(sichuan_log(random.Random(seed), hands), encoding="utf-8")
+        read = (
+            "import sys; from pathlib import Path; from mjledger.ledger import Ledger; "
+            "text = Path(sys.argv[1]).read_text(encoding='utf-8')"
+        )
+        loaded = child_peak(read, [str(log)])
+        started = time.perf_counter()
+        recording = child_peak(
+            read + "; Ledger(sys.argv[2]).record_log(text)", [str(log), str(store)]
+        )
+        wall = time.perf_counter() - started
+        print(
+            f"peak RSS, recording {hands:,} hands ({log.stat().st_size / 1e6:,.0f} MB log, "
+            f"{wall:.0f} s wall): {recording / 1024:,.0f} MB (the process that only reads the "
+            f"log: {loaded / 1024:,.0f} MB)"
+        )
         code = "import sys; from mjledger.ledger import Ledger; ledger = Ledger(sys.argv[1])"
         opened = child_peak(code, [str(store)])
         code += "; print(sum(1 for _ in ledger.rederive()))"

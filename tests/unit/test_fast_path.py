@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from mjledger.errors import LogError
 from mjledger.fold.replay import replay_events
 from mjledger.fold.stream import dumps_indented, replay_json_parts
+from mjledger.log import reader
 from mjledger.log.codec import parse_log, read_log_bytes
 from mjledger.log.fast import fast_decoder
 from mjledger.log.reader import iter_log, parse_events, read_events
@@ -76,6 +78,15 @@ def test_mutated_logs_same_events_or_same_error(text: str, size: int) -> None:
     data = text.encode("utf-8", "surrogatepass")
     assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
     assert fast_output(data, size) == strict_output(data)
+
+
+@given(st.one_of(corrupted_log_texts(), legal_log_text(max_hands=3)), st.integers(1, 200))
+@example("\ufeff" + '{"type": "match_started", "ruleset": "sichuan", "players": ["é", "b"]}', 2)
+def test_text_read_a_block_at_a_time_same_events_or_same_error(text: str, size: int) -> None:
+    """``parse_events`` (what recording reads a text with) feeds the text to the reader a block
+    at a time: any block size reads as the strict codec does, ASCII or not, BOM or not."""
+    with mock.patch.object(reader, "BLOCK", size):
+        assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
 
 
 @given(legal_log_text(max_hands=2), st.data())

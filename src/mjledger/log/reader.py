@@ -121,11 +121,15 @@ def parse_events(text: str) -> list[tuple[int, Event]]:
 def iter_text(text: str) -> Iterator[tuple[int, Event]]:
     """The numbered events of a log given as text, as they are decoded (the log's errors in
     :func:`mjledger.log.codec.parse_log`'s order)."""
+    # Fed a block at a time, so no more than a block of the log is copied, split or decoded
+    # at once besides the text (and, unless it is ASCII, its bytes).
+    if text.isascii():
+        return iter_log(text[i : i + BLOCK].encode("ascii") for i in range(0, len(text), BLOCK))
     try:  # a leading BOM goes with the bytes, which ignore one as parse_log does
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in the text itself: only the codec reads it
         return iter(parse_log(text))
-    return iter_log((data,))
+    return iter_log(data[i : i + BLOCK] for i in range(0, len(data), BLOCK))
 
 
 __all__ = ["iter_log", "iter_log_file", "iter_text", "parse_events", "read_events"]
