@@ -1,5 +1,11 @@
-"""Whole logs into the store: a log becomes batches of sealed records, one transaction per hand,
-validated by the match fold as they are drawn (so a refused line writes nothing)."""
+"""Whole logs into the store: a log becomes batches of sealed records, one transaction per hand.
+
+:func:`check_log` validates the whole log through the match fold before anything is written
+(so a refused line writes nothing), encoding each hand as it will be stored onto a spool;
+recording writes from that spool (:meth:`CheckedLog.rows`). :func:`batches_of_log` seals a log
+event by event, validating as the batches are drawn (comparing a log with a stored match, and
+bulk loading).
+"""
 
 from __future__ import annotations
 
