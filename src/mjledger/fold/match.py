@@ -292,6 +292,12 @@ class MatchFold:
         hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
         raise AssertionError("a hand accepted an event of no hand")
 
+    @property
+    def in_play(self) -> bool:
+        """Whether a hand is in play (started, not ended): after a hand's event, False means
+        that event ended it (and the deal has rotated)."""
+        return self._hand is not None
+
     def finish(self) -> None:
         """The end of the log: an open run of wins closes (its kong money settles)."""
         if self._hand is not None:

@@ -23,7 +23,7 @@ from eventsourcing.persistence import StoredEvent
 
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
-from mjledger.fold.match import MatchState, evolve, start
+from mjledger.fold.match import MatchFold, MatchState, evolve, start
 from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.log.reader import iter_text
@@ -226,32 +226,34 @@ def check_log(text: str) -> CheckedLog:
         first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
         assigned = first.match is None
         digest = content_digest(first) if assigned else None
-        state = start(first, first_line)
+        fold = MatchFold(start(first, first_line))
         hands, events = 0, 1
         hand: SpooledHand | None = None
         stored: list[tuple[str, str]] = []
         for line, event in numbered:
-            state = evolve(state, event, line)
+            fold.feed(event, line)
             events += 1
             if digest is not None:
                 digest.update(b"\n")
                 digest.update(canonical_json(event).encode("utf-8"))
-            in_play = state.hand
-            assert in_play is not None
             if isinstance(event, HandStarted):
                 if hand is not None:
                     spool.add(hand)
                 hands += 1
                 stored = []
+                state = fold.state
+                assert state.hand is not None
                 # Its house rules are the match's: added to each hand as it is written.
-                opening = stored_form(stand_alone_start(state, in_play, rules=False))
-                hand = (in_play.number, opening, stored, None)
+                opening = stored_form(stand_alone_start(state, state.hand, rules=False))
+                hand = (state.hand.number, opening, stored, None)
                 continue
             stored.append((TOPICS[type(event)], canonical(stored_form(event))))
-            if in_play.ended:  # this event ended the hand: the fold has rotated the deal already
+            if not fold.in_play:  # this event ended the hand: the fold has rotated the deal
                 assert hand is not None
+                state = fold.state
+                assert state.hand is not None
                 # The hand's digest is known once the match id is: filled in as it is written.
-                closing = closing_of(in_play, state, len(stored) + 1, "")
+                closing = closing_of(state.hand, state, len(stored) + 1, "")
                 hand = (*hand[:3], stored_form(closing))
         if hand is not None:
             spool.add(hand)
