@@ -43,14 +43,14 @@ def mj(
 
 
 def mj_process(
-    *args: str | Path, cwd: Path, stdin: str | None = None
+    *args: str | Path, cwd: Path, stdin: str | None = None, raw: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``python -m mjledger ARGS`` as its own process."""
+    """Run ``python -m mjledger ARGS`` as its own process (standard input a pipe)."""
     env = {k: v for k, v in os.environ.items() if k != "MJLEDGER_STORE"}
     return subprocess.run(
         [sys.executable, "-m", "mjledger", *map(str, args)],
         cwd=cwd,
-        input=stdin.encode("utf-8") if stdin is not None else None,
+        input=stdin.encode("utf-8") if stdin is not None else raw,
         capture_output=True,
         env=env,
         timeout=120,

@@ -53,14 +53,13 @@ from mjledger.cli.store import (
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.replay import hand_to_json, replay_events
 from mjledger.fold.stream import replay_json_parts
-from mjledger.log.codec import read_log_bytes
 from mjledger.log.events import Event
 from mjledger.log.reader import iter_log_file
 from mjledger.store.application import Ledger
 from mjledger.store.corrections import export_with_corrections
 from mjledger.store.corrections import notes as correction_notes
 from mjledger.store.files import DB_ERRORS
-from mjledger.store.importer import check_log
+from mjledger.store.importer import check_log_stream
 from mjledger.store.location import store_location
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -79,9 +78,19 @@ def refusals(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def read_input(stream: BinaryIO) -> bytes:
+@contextmanager
+def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
+    """The input as a file that can be read twice: a regular file as it is; standard input or
+    a pipe copied to a temporary file first, a block at a time (never held in memory)."""
     with stream:
-        return stream.read()
+        try:
+            stream.seek(0)
+        except (OSError, ValueError):
+            with tempfile.TemporaryFile() as spool:
+                shutil.copyfileobj(stream, spool, 1 << 20)
+                yield spool
+            return
+        yield stream
 
 
 def print_json(data: object) -> None:
@@ -229,15 +238,9 @@ def record_command(
     log: BinaryIO, store: str | None, signing_key: Path | None, as_json: bool
 ) -> None:
     """Validate LOG whole, then record it into the store, one transaction per hand."""
-    data = read_input(log)
-    with phases() as step, gc_paused():
+    with seekable(log) as source, phases() as step, gc_paused():
         step("validating", None, None)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            read_log_bytes(data)  # raises the error naming the line
-            raise
-        checked = check_log(text)  # nothing opened before this
+        checked = check_log_stream(source)  # nothing opened before this
         step("recording", 0, checked.hands + 1)
         with open_ledger(store, writing=True, signing_key=signing_key) as ledger:
             result = ledger.record_checked(

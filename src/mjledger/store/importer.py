@@ -14,8 +14,8 @@ import pickle
 import tempfile
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Final
 
 import attrs
 from attrs import field, frozen
@@ -26,7 +26,7 @@ from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchFold, MatchState, evolve, start
 from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
-from mjledger.log.reader import iter_text
+from mjledger.log.reader import BLOCK, iter_log_file, iter_text
 from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandClosed
@@ -42,6 +42,9 @@ from mjledger.store.records import (
     topic_of,
 )
 from mjledger.store.streams import hand_stream, match_stream
+
+# The numbered events of a log, from its start: a log is read twice, never held.
+EventSource = Callable[[], Iterator[tuple[int, Event]]]
 
 
 @frozen
@@ -156,7 +159,7 @@ class CheckedLog:
     """A match log validated whole, not yet written anywhere: what recording it needs, its
     hands encoded as they will be stored (:class:`HandSpool`), none of its records sealed."""
 
-    text: str
+    source: EventSource = field(eq=False, repr=False)  # the log's events again, from the start
     first: MatchStarted  # with its match id and house rules filled in
     first_line: int
     id_assigned: bool
@@ -170,8 +173,8 @@ class CheckedLog:
 
     def batches(self) -> Iterator[tuple[list[Recorded], list[int | None]]]:
         """The log's transactions with their lines (see :func:`batches_of_log`), decoded
-        again from the text: memory stays one hand, whatever the log's length."""
-        numbered = iter_text(self.text)
+        again from the log: memory stays one hand, whatever the log's length."""
+        numbered = self.source()
         next(numbered)
         return batches_of_log(self.first, self.first_line, numbered)
 
@@ -214,7 +217,25 @@ def check_log(text: str) -> CheckedLog:
     folds, as ``replay`` does, holding one hand), encoding each hand as it will be stored
     onto a spool; nothing is opened or written, so a refused log leaves no file behind. A log
     without a match id gets one from its content."""
-    numbered = iter_text(text)
+    return check_events(lambda: iter_text(text))
+
+
+def check_log_stream(stream: BinaryIO, block: int = BLOCK) -> CheckedLog:
+    """:func:`check_log` of a log in a seekable binary file, read a block at a time (and
+    again from its start if recording must compare it with a match partly stored), so that
+    memory holds a block and a hand, never the log."""
+
+    def source() -> Iterator[tuple[int, Event]]:
+        stream.seek(0)
+        return iter_log_file(stream, block)
+
+    return check_events(source)
+
+
+def check_events(source: EventSource) -> CheckedLog:
+    """:func:`check_log` of the numbered events ``source()`` gives (each call from the
+    log's start, in the codec's order of errors)."""
+    numbered = source()
     first_line, first = next(numbered)
     spool = HandSpool()
     try:
@@ -267,7 +288,7 @@ def check_log(text: str) -> CheckedLog:
         raise
     if digest is not None:
         first = attrs.evolve(first, match="m-" + digest.hexdigest()[:16])
-    return CheckedLog(text, first, first_line, assigned, hands, events, spool)
+    return CheckedLog(source, first, first_line, assigned, hands, events, spool)
 
 
 def content_digest(first: MatchStarted) -> Any:
