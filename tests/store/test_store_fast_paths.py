@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 from unittest import mock
 
@@ -128,3 +129,31 @@ def test_rows_read_without_validators_are_the_validated_values(lines: list[Line]
         assert [hand_to_json(h) for m, h in ledger.rederive() if m == match] == expected
     finally:
         ledger.close()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_replay_all_pauses_the_collector_and_leaves_it_as_it_found_it(enabled: bool) -> None:
+    from mjledger.store import application
+
+    during: list[bool] = []
+
+    class Watched(application.Rederivation):  # type: ignore[misc]
+        def __iter__(self) -> Any:
+            for item in super().__iter__():
+                during.append(gc.isenabled())
+                yield item
+
+    text = sichuan_match(3, seed=2)
+    was = gc.isenabled()
+    with Ledger(":memory:") as ledger, mock.patch.object(application, "Rederivation", Watched):
+        ledger.record_log(text)
+        (gc.enable if enabled else gc.disable)()
+        try:
+            replayed = ledger.replay_all()
+            after = gc.isenabled()
+        finally:
+            (gc.enable if was else gc.disable)()
+    assert during == [False, False, False]
+    assert after is enabled
+    (match,) = replayed.values()
+    assert match.to_json() == replay(text).to_json()

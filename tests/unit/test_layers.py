@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._replace",
         "mjledger._text",
         "mjledger._growing",
+        "mjledger._gc",
     ),
     ("mjledger.tiles",),
     ("mjledger.rules.protocol", "mjledger.rules.registry"),

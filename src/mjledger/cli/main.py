@@ -5,7 +5,6 @@ Exit statuses are decided in :mod:`mjledger.cli.exits` (documented in docs/cli.m
 
 from __future__ import annotations
 
-import gc
 import json
 import shutil
 import signal
@@ -25,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mjledger import __version__
+from mjledger._gc import gc_paused
 from mjledger._text import plural
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
@@ -144,19 +144,6 @@ def counted(
         if n % every == 0:
             step(line)
         yield line, event
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """A one-shot command makes no reference cycles worth collecting while it folds: pausing
-    the cyclic collector saves it walking every live object again and again."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def spooled(parts: Iterable[bytes]) -> IO[bytes]:
