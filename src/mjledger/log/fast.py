@@ -336,3 +336,10 @@ def _partly_strictly(
 ) -> Iterator[tuple[int, Event]]:
     for (number, line), event in zip(batch, events, strict=True):
         yield number, (event if event is not None else decode_line(line.decode("utf-8"), number))
+
+
+def event_struct(cls: type) -> tuple[type, Callable[[Any], Any]]:
+    """The msgspec struct of ``cls``'s JSON objects (tagged by ``type``, strict types, unknown
+    fields refused) and the builder of its attrs value from a decoded struct (None where the
+    strict codec must read the object), for readers that need the decoded struct itself."""
+    return _event_struct(cls)

@@ -31,6 +31,7 @@ from mjledger.log.codec import decode_json
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.audit_rows import AuditRows, SqliteRows
+from mjledger.store.canonical_rows import canonical_rows
 from mjledger.store.corrections import correction_stream, corrections_stream
 from mjledger.store.events import (
     HandClosed,
@@ -225,15 +226,36 @@ def store_head(path: str | Path | StoreLocation | None = None) -> StoreHead:
     return StoreHead(rows, digest, stored[0], stored[2], stored[3])
 
 
-@frozen
 class _Row:
-    """A checked row: its position, its data (metadata and all), its event if it reads."""
+    """A checked row: its position, its digest, its event if it reads, and its data
+    (metadata and all), decoded strictly when first asked for (a row read by
+    :class:`CanonicalRows` is decoded once, into its event, unless a check needs its keys)."""
 
-    rowid: int
-    version: int
-    data: dict[str, Any]
-    digest: str
-    event: Any
+    __slots__ = ("_data", "digest", "event", "rowid", "state", "version")
+
+    def __init__(
+        self,
+        rowid: int,
+        version: int,
+        data: dict[str, Any] | None,
+        digest: str,
+        event: Any,
+        state: Any = None,
+    ) -> None:
+        self.rowid = rowid
+        self.version = version
+        self._data = data
+        self.digest = digest
+        self.event = event
+        self.state = state
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            state = self.state
+            text = state.decode("utf-8") if isinstance(state, bytes) else str(state)
+            self._data = decode_json(text)
+        return self._data
 
 
 class Auditor:
@@ -256,6 +278,7 @@ class Auditor:
         )
         self.views: AuditRows | None = None
         self._pending: list[Finding] = []
+        self._canonical = canonical_rows()
         self._corrected_streams = 0
         self._done = 0
         self._total = 0
@@ -337,6 +360,7 @@ class Auditor:
         finding, not one per row after it.
         """
         expected = 1
+        read = self._canonical.read
         for rowid, version, topic, state in raw:
             self._advance(1)
             if version != expected:
@@ -348,6 +372,20 @@ class Auditor:
                     **{"stream": stream, **place(version), "version": expected},
                 )
             expected = version + 1
+            fast = read(topic, state, previous)
+            if fast is not None:
+                event, computed, digest = fast
+                if computed != digest:
+                    self._find(
+                        "chain_broken",
+                        f"the {event.TYPE} row's digest is not its link in the chain",
+                        expected=computed,
+                        found=digest,
+                        **{"stream": stream, "version": version, **place(version)},
+                    )
+                previous = digest
+                yield _Row(rowid, version, None, digest, event, state)
+                continue
             try:
                 text = state.decode("utf-8") if isinstance(state, bytes) else str(state)
                 data = decode_json(text)

@@ -1,0 +1,93 @@
+"""Reading a stored row as the ledger sealed it, in one step: its event and its chain link.
+
+The audit must read every row strictly and recompute its link from the row's canonical JSON.
+The general way (strict :mod:`json` decoding, the cattrs converter, the canonical JSON encoded
+again from the decoded object) is the reference and stays the answer for any row this module
+declines. But a row sealed by :func:`mjledger.store.records.seal` is the canonical JSON of its
+event with the metadata appended: ``{…canonical…,"recorded_at":"…","digest":"…"}``. So the
+canonical text is the row's own bytes up to the metadata, and this module only has to prove
+that: it decodes those bytes into the event's msgspec struct (:func:`mjledger.log.fast.
+event_struct`: strict types, unknown fields refused, so the metadata keys cannot hide in
+them), encodes the struct again with sorted keys and requires the very same bytes. Equal bytes
+mean the text is canonical (compact, sorted, no key repeated: a repeated key would decode to
+one key and encode shorter) and, having no backslash, spells every string as :mod:`json`
+writes it; the link is then the SHA-256 of the previous digest and those bytes, with nothing
+encoded again from Python objects. The event comes from the struct through the attrs class
+(every validator runs), as the log's fast path gives it.
+
+Whatever is declined (a backslash, other metadata such as a signature, a class above version
+1, an encoding that differs, a field only the strict codec types, anything refused) is read
+the general way, so a damaged row gives exactly the findings it gives there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Final
+
+import msgspec
+
+from mjledger.errors import MjledgerError
+from mjledger.log.events import EVENT_CLASSES
+from mjledger.log.fast import event_struct
+from mjledger.store.records import topic_of
+
+# The metadata ``seal`` appends, as it writes it (anything else is left to the general path).
+_META: Final = b',"recorded_at":"'
+_SUFFIX: Final = re.compile(rb',"recorded_at":"[0-9A-Za-z:.+-]*","digest":"([0-9a-f]{64})"\}')
+
+_Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any]]
+
+
+class CanonicalRows:
+    """Reads rows of the log's own event classes (by their topic column) that are in the
+    sealed canonical form; :meth:`read` gives None for anything else."""
+
+    def __init__(self) -> None:
+        self._readers: dict[str, _Reader] = {}
+        for cls in EVENT_CLASSES:
+            if getattr(cls, "class_version", 1) != 1:
+                continue  # its rows may need upcasting: the general path's
+            struct, build = event_struct(cls)
+            self._readers[topic_of(cls)] = (msgspec.json.Decoder(struct).decode, build)
+        self._encode: Callable[[Any], bytes] = msgspec.json.Encoder(order="sorted").encode
+
+    def read(self, topic: str, state: Any, previous: str) -> tuple[Any, str, str] | None:
+        """``(event, link, digest)`` of a row after ``previous``: its event, the digest its
+        canonical text links to, the digest it stores; None when the general path must read
+        it."""
+        reader = self._readers.get(topic)
+        if reader is None or type(state) is not bytes:
+            return None
+        cut = state.rfind(_META)
+        if cut < 0:
+            return None
+        suffix = _SUFFIX.fullmatch(state, cut)
+        if suffix is None:
+            return None
+        body = state[:cut] + b"}"
+        if b"\\" in body:
+            return None
+        decode, build = reader
+        try:
+            struct = decode(body)
+            if self._encode(struct) != body:
+                return None
+            event = build(struct)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return None
+        except (MjledgerError, TypeError, ValueError):  # the general path words it
+            return None
+        if event is None:
+            return None
+        link = hashlib.sha256(previous.encode("utf-8") + body).hexdigest()
+        return event, link, suffix.group(1).decode("ascii")
+
+
+@cache
+def canonical_rows() -> CanonicalRows:
+    """The reader, built once (its structs are generated from the event classes)."""
+    return CanonicalRows()
