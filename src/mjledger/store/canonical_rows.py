@@ -23,7 +23,6 @@ the general way, so a damaged row gives exactly the findings it gives there.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any, Final
@@ -35,9 +34,12 @@ from mjledger.log.events import EVENT_CLASSES
 from mjledger.log.fast import event_struct
 from mjledger.store.records import topic_of
 
-# The metadata ``seal`` appends, as it writes it (anything else is left to the general path).
+# The metadata ``seal`` appends, as it writes it: ``,"recorded_at":"…","digest":"…"}`` with
+# both values printable ASCII without quotes or backslashes (anything else: the general path).
 _META: Final = b',"recorded_at":"'
-_SUFFIX: Final = re.compile(rb',"recorded_at":"[0-9A-Za-z:.+-]*","digest":"([0-9a-f]{64})"\}')
+_SEPARATOR: Final = b'","digest":"'
+_END: Final = b'"}'
+_PLAIN: Final = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
 
 _Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any]]
 
@@ -63,10 +65,14 @@ class CanonicalRows:
         if reader is None or type(state) is not bytes:
             return None
         cut = state.rfind(_META)
-        if cut < 0:
+        if cut < 0 or not state.endswith(_END):
             return None
-        suffix = _SUFFIX.fullmatch(state, cut)
-        if suffix is None:
+        meta = state[cut + len(_META) : -len(_END)]
+        split = meta.find(_SEPARATOR)
+        if split < 0:
+            return None
+        digest = meta[split + len(_SEPARATOR) :]
+        if meta[:split].translate(None, _PLAIN) or digest.translate(None, _PLAIN):
             return None
         body = state[:cut] + b"}"
         if b"\\" in body:
@@ -84,7 +90,7 @@ class CanonicalRows:
         if event is None:
             return None
         link = hashlib.sha256(previous.encode("utf-8") + body).hexdigest()
-        return event, link, suffix.group(1).decode("ascii")
+        return event, link, digest.decode("ascii")
 
 
 @cache
