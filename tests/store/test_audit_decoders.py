@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from mjledger.ledger import Ledger
 from mjledger.store.audit import AuditReport, audit
 from mjledger.store.canonical_rows import canonical_rows
+from mjledger.store.signing import keygen, load_verifier
 from tests.store.test_audit_properties import match_logs
 from tests.store_logs import sichuan_match
 from tests.strategies import log_text
@@ -56,8 +57,8 @@ def assert_same(store: Path) -> AuditReport:
 
 
 def _hand_rows(store: Path) -> list[tuple[int, str, str, bytes]]:
-    """Rows the fast reader takes (the log's events), with the digest of the row before in
-    their stream (or '' for a stream's first row)."""
+    """Rows after the first of their stream (hand events, hand_closed), with the digest of the
+    row before in their stream."""
     db = sqlite3.connect(store)
     out = []
     previous: dict[str, str] = {}
@@ -65,7 +66,7 @@ def _hand_rows(store: Path) -> list[tuple[int, str, str, bytes]]:
         "SELECT rowid, originator_id, topic, state FROM stored_events "
         "ORDER BY originator_id, originator_version"
     ):
-        if topic.startswith("mjledger.events:") and stream in previous:
+        if stream in previous and not topic.endswith(":MatchStarted"):
             out.append((rowid, previous[stream], topic, state))
         previous[stream] = json.loads(state)["digest"]
     db.close()
@@ -204,6 +205,36 @@ def test_random_tampering_gives_the_same_findings_through_both_readers(
         sealed = _sealed(body, previous if recompute else "not the previous digest")
         _set(store, rowid, sealed)
         assert_same(store)
+
+
+def test_signatures_read_the_same_both_ways(tmp_path: Path) -> None:
+    private, public = keygen(tmp_path / "k.pem")
+    store = tmp_path / "signed.sqlite"
+    ledger = Ledger(store, signing_key=private)
+    ledger.record_log(sichuan_match(2, seed=4, match_id="sig"))
+    ledger.views.catch_up()
+    ledger.close()
+    verifier = load_verifier(public)
+    closings = [r for r in _hand_rows(store) if r[2].endswith(":HandClosed")]
+    assert closings
+    rowid, _previous, _topic, state = closings[0]
+    signature = json.loads(state)["signature"]
+    for signed in (
+        state,
+        state.replace(signature.encode(), signature[::-1].encode()),
+        state.replace(f',"signature":"{signature}"'.encode(), b""),
+        state.replace(f'"{signature}"'.encode(), b"7"),
+        state.replace(f'"{signature}"'.encode(), b'"\\u0041"'),
+        state.replace(f',"signature":"{signature}"'.encode(), b',"signature":"a","zz":"b"'),
+    ):
+        _set(store, rowid, signed)
+        fast = audit(store, public_key=verifier)
+        with mock.patch("mjledger.store.audit.canonical_rows", _Declines):
+            general = audit(store, public_key=verifier)
+        assert fast.findings == general.findings
+        assert fast.summary == general.summary
+        if signed == state:
+            assert fast.findings == ()
 
 
 def test_the_fast_reader_takes_the_rows_it_is_for() -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import attrs
+import msgspec
 from attrs import define, frozen
 
 from mjledger.errors import MjledgerError, RuleError, StoreError
@@ -252,9 +253,7 @@ class _Row:
     @property
     def data(self) -> dict[str, Any]:
         if self._data is None:
-            state = self.state
-            text = state.decode("utf-8") if isinstance(state, bytes) else str(state)
-            self._data = decode_json(text)
+            self._data = msgspec.json.decode(self.state)  # a row CanonicalRows read
         return self._data
 
 

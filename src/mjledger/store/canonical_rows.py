@@ -4,7 +4,8 @@ The audit must read every row strictly and recompute its link from the row's can
 The general way (strict :mod:`json` decoding, the cattrs converter, the canonical JSON encoded
 again from the decoded object) is the reference and stays the answer for any row this module
 declines. But a row sealed by :func:`mjledger.store.records.seal` is the canonical JSON of its
-event with the metadata appended: ``{…canonical…,"recorded_at":"…","digest":"…"}``. So the
+event with the metadata appended: ``{…canonical…,"recorded_at":"…","digest":"…"}`` (and a
+``"signature"`` where the recorder signs). So the
 canonical text is the row's own bytes up to the metadata, and this module only has to prove
 that: it decodes those bytes into the event's msgspec struct (:func:`mjledger.log.fast.
 event_struct`: strict types, unknown fields refused, so the metadata keys cannot hide in
@@ -15,8 +16,8 @@ writes it; the link is then the SHA-256 of the previous digest and those bytes, 
 encoded again from Python objects. The event comes from the struct through the attrs class
 (every validator runs), as the log's fast path gives it.
 
-Whatever is declined (a backslash, other metadata such as a signature, a class above version
-1, an encoding that differs, a field only the strict codec types, anything refused) is read
+Whatever is declined (a backslash, metadata other than the recorder writes, a class above
+version 1, an encoding that differs, a field only the strict codec types, anything refused) is read
 the general way, so a damaged row gives exactly the findings it gives there.
 """
 
@@ -32,12 +33,15 @@ import msgspec
 from mjledger.errors import MjledgerError
 from mjledger.log.events import EVENT_CLASSES
 from mjledger.log.fast import event_struct
+from mjledger.store.events import STORE_EVENT_CLASSES
 from mjledger.store.records import topic_of
 
-# The metadata ``seal`` appends, as it writes it: ``,"recorded_at":"…","digest":"…"}`` with
-# both values printable ASCII without quotes or backslashes (anything else: the general path).
+# The metadata ``seal`` appends, as it writes it: ``,"recorded_at":"…","digest":"…"}``, and
+# on a signed row ``,"signature":"…"`` after the digest, every value printable ASCII without
+# quotes or backslashes (anything else: the general path).
 _META: Final = b',"recorded_at":"'
-_SEPARATOR: Final = b'","digest":"'
+_DIGEST: Final = b'","digest":"'
+_SIGNATURE: Final = b'","signature":"'
 _END: Final = b'"}'
 _PLAIN: Final = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
 
@@ -45,12 +49,14 @@ _Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any]]
 
 
 class CanonicalRows:
-    """Reads rows of the log's own event classes (by their topic column) that are in the
-    sealed canonical form; :meth:`read` gives None for anything else."""
+    """Reads rows of the log's and the ledger's event classes (by their topic column) that
+    are in the sealed canonical form; :meth:`read` gives None for anything else. A row it
+    reads is valid JSON without a repeated key, so its whole object (metadata and all) is what
+    :func:`msgspec.json.decode` gives, as :func:`mjledger.log.codec.decode_json` would."""
 
     def __init__(self) -> None:
         self._readers: dict[str, _Reader] = {}
-        for cls in EVENT_CLASSES:
+        for cls in (*EVENT_CLASSES, *STORE_EVENT_CLASSES):
             if getattr(cls, "class_version", 1) != 1:
                 continue  # its rows may need upcasting: the general path's
             struct, build = event_struct(cls)
@@ -68,10 +74,15 @@ class CanonicalRows:
         if cut < 0 or not state.endswith(_END):
             return None
         meta = state[cut + len(_META) : -len(_END)]
-        split = meta.find(_SEPARATOR)
+        split = meta.find(_DIGEST)
         if split < 0:
             return None
-        digest = meta[split + len(_SEPARATOR) :]
+        digest = meta[split + len(_DIGEST) :]
+        signed = digest.find(_SIGNATURE)
+        if signed >= 0:
+            if digest[signed + len(_SIGNATURE) :].translate(None, _PLAIN):
+                return None
+            digest = digest[:signed]
         if meta[:split].translate(None, _PLAIN) or digest.translate(None, _PLAIN):
             return None
         body = state[:cut] + b"}"
