@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -487,7 +488,7 @@ class Auditor:
                     else f"hand {number} is missing (a later hand is closed)",
                     match=match_id,
                     hand=number,
-                    stream=hand_stream(match_id or "", number).hex,
+                    stream=_hand_hex(match_id, number),
                     version=1,
                     line=line + 1,
                 )
@@ -511,7 +512,7 @@ class Auditor:
                     f"hand {number} is stored after hand {number - 1}, which is unfinished",
                     match=match_id,
                     hand=number,
-                    stream=hand_stream(match_id or "", number).hex,
+                    stream=_hand_hex(match_id, number),
                     version=1,
                     line=line + 1,
                 )
@@ -565,7 +566,7 @@ class Auditor:
         fixes.audit(previous)
 
     def _hand_rows(self, match_id: str | None, number: int, previous: str, line: int) -> Any:
-        stream = hand_stream(match_id or "", number).hex
+        stream = _hand_hex(match_id, number)
         raw = self._stream(stream)
         return self._rows(
             raw, previous, stream, lambda v: {"match": match_id, "hand": number, "line": line + v}
@@ -581,7 +582,7 @@ class Auditor:
     ) -> tuple[MatchState, HandState | None]:
         """The match after the hand and the hand as replayed (None when it does not replay)."""
         first = hand[0]
-        stream = hand_stream(match_id or "", number).hex
+        stream = _hand_hex(match_id, number)
 
         def where(row: _Row) -> dict[str, Any]:
             version = row.version
@@ -1175,6 +1176,12 @@ def _event_of(kind: str, data: dict[str, Any]) -> Any:
         getattr(cls, f"upcast_v{version}_v{version + 1}")(fields)
         version += 1
     return STORE_CONVERTER.structure(fields, cls)
+
+
+@lru_cache(maxsize=16)
+def _hand_hex(match_id: str | None, number: int) -> str:
+    """A hand's stream id (each is asked for more than once: reading, replaying, findings)."""
+    return hand_stream(match_id or "", number).hex
 
 
 def _after(state: MatchState, closed: HandClosed) -> MatchState:
