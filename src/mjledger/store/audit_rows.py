@@ -32,6 +32,7 @@ StrayStream = tuple[str, int, int, str]
 # The read-model tables the audit compares (``tracking``: the views' tracking table).
 VIEW_TABLES: Final = ("tracking", "view_matches", "view_hand_ids", "view_hands", "view_hand_net")
 STRAYS_SHOWN: Final = 1000
+MARK_BATCH: Final = 500  # audited streams remembered per insert into the temporary table
 
 
 class AuditRows(Protocol):
@@ -119,6 +120,7 @@ class SqliteRows:
             self.db.execute("CREATE TEMP TABLE audited (stream TEXT PRIMARY KEY)")
         except sqlite3.Error as exc:
             raise self.failure(exc) from None
+        self._marks: list[tuple[str]] = []  # audited streams not yet in temp.audited
         self.views: sqlite3.Connection | None = None
         self.views_status = "absent"
         self.views_problem: str | None = None
@@ -161,7 +163,9 @@ class SqliteRows:
             yield stream
 
     def stream(self, stream: str) -> Iterator[StreamRow]:
-        self.db.execute("INSERT OR IGNORE INTO temp.audited VALUES (?)", (stream,))
+        self._marks.append((stream,))
+        if len(self._marks) >= MARK_BATCH:
+            self._flush_marks()
         return self.db.execute(
             "SELECT rowid, originator_version, topic, state FROM stored_events "
             "WHERE originator_id = ? ORDER BY originator_version",
@@ -192,7 +196,12 @@ class SqliteRows:
             ).fetchone()
         )
 
+    def _flush_marks(self) -> None:
+        self.db.executemany("INSERT OR IGNORE INTO temp.audited VALUES (?)", self._marks)
+        self._marks.clear()
+
     def strays(self) -> Iterator[StrayStream]:
+        self._flush_marks()
         return self.db.execute(
             "SELECT s.originator_id, COUNT(*), MIN(s.originator_version), MIN(s.topic) "
             "FROM stored_events s LEFT JOIN temp.audited a ON a.stream = s.originator_id "

@@ -24,6 +24,7 @@ from psycopg.rows import tuple_row
 
 from mjledger.errors import StoreConnectionError, StoreError
 from mjledger.store.audit_rows import (
+    MARK_BATCH,
     STRAYS_SHOWN,
     VIEW_TABLES,
     StoreRow,
@@ -35,7 +36,6 @@ from mjledger.store.location import PostgresStore
 from mjledger.store.postgres import EVENTS_TABLE, VIEWS_TRACKING
 
 PAGE: Final = 1000  # rows per keyset page of a stream, and per server-side fetch
-_MARK_BATCH: Final = 500  # audited streams remembered per insert into the temporary table
 
 
 class PostgresRows:
@@ -142,7 +142,7 @@ class PostgresRows:
 
     def stream(self, stream: str) -> Iterator[StreamRow]:
         self._marks.append(UUID(stream))
-        if len(self._marks) >= _MARK_BATCH:
+        if len(self._marks) >= MARK_BATCH:
             self._flush_marks()
         return self._pages(UUID(stream))
 
