@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any, Final
 
@@ -769,13 +770,15 @@ class Auditor:
             )
 
     def _head(self) -> Iterator[Finding]:
-        def counted(rows: Iterable[Any]) -> Iterator[Any]:
-            for n, row in enumerate(rows, 1):
-                if n % 1024 == 0:
-                    self._advance(1024)
-                yield row
-
-        rows, _last, digest = fold_head(counted(self.rows.all_rows()), HEAD_GENESIS)
+        rows = 0
+        digest = HEAD_GENESIS
+        every = self.rows.all_rows()
+        while True:  # a block at a time, for the progress bar (not a generator per row)
+            count, _last, digest = fold_head(islice(every, 4096), digest)
+            rows += count
+            self._advance(count)
+            if count < 4096:
+                break
         self.summary.rows = rows
         self.summary.head = digest
         stored = self.rows.stored_head()
