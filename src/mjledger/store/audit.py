@@ -29,7 +29,7 @@ from attrs import define, frozen
 
 from mjledger.errors import MjledgerError, RuleError, StoreError
 from mjledger.fold.hand import HandState, close_hand
-from mjledger.fold.match import MatchState, evolve, open_hand, start
+from mjledger.fold.match import MatchFold, MatchState, evolve, open_hand, start
 from mjledger.log.codec import decode_json
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
@@ -607,14 +607,21 @@ class Auditor:
             return state, None
         assert state.hand is not None
         self._check_context(first, state, where(first))
-        for row in hand[1:]:
+        opened = state
+        fold = MatchFold(state)  # the hand folded in place: evolve without a copy per event
+        for i, row in enumerate(hand[1:], 1):
             if row.event is None:
-                return state, None  # already a finding; the hand cannot be replayed
+                return fold.state, None  # already a finding; the hand cannot be replayed
             try:
-                state = evolve(state, row.event, line + row.version)
+                fold.feed(row.event, line + row.version)
             except RuleError as exc:
                 self._find("replay_refused", exc.problem, **where(row))
-                return state, None
+                # The match as it stood before the refused event (a refused fold is not to
+                # be read): the events before it again, through the pure fold.
+                for before in hand[1:i]:
+                    opened = evolve(opened, before.event, line + before.version)
+                return opened, None
+        state = fold.state
         replayed = state.hand
         assert replayed is not None
         net = replayed.net()
