@@ -57,19 +57,26 @@ def assert_same(store: Path) -> AuditReport:
 
 
 def _hand_rows(store: Path) -> list[tuple[int, str, str, bytes]]:
-    """Rows after the first of their stream (hand events, hand_closed), with the digest of the
-    row before in their stream."""
+    """Rows after a match's first (hand_started and the hand's events, hand_closed), with the
+    digest each links from: the row before in its stream, or for a hand's first row the match
+    stream's latest digest when the hand began (one match per store here)."""
     db = sqlite3.connect(store)
+    rows = db.execute(
+        "SELECT rowid, originator_id, originator_version, topic, state FROM stored_events "
+        "ORDER BY originator_id, originator_version"
+    ).fetchall()
+    db.close()
+    (first,) = [i for _r, i, _v, t, _s in rows if t.endswith(":MatchStarted")]
+    match = {v: json.loads(s)["digest"] for _r, i, v, _t, s in rows if i == first}
     out = []
     previous: dict[str, str] = {}
-    for rowid, stream, topic, state in db.execute(
-        "SELECT rowid, originator_id, topic, state FROM stored_events "
-        "ORDER BY originator_id, originator_version"
-    ):
-        if stream in previous and not topic.endswith(":MatchStarted"):
+    for rowid, stream, version, topic, state in rows:
+        data = json.loads(state)
+        if version == 1 and topic.endswith(":HandStarted"):
+            out.append((rowid, match[data["number"]], topic, state))
+        elif stream in previous:
             out.append((rowid, previous[stream], topic, state))
-        previous[stream] = json.loads(state)["digest"]
-    db.close()
+        previous[stream] = data["digest"]
     return out
 
 
@@ -207,6 +214,34 @@ def test_random_tampering_gives_the_same_findings_through_both_readers(
         assert_same(store)
 
 
+def test_a_hand_started_s_house_rules_read_the_same_both_ways() -> None:
+    with recorded(sichuan_match(2, seed=6, match_id="rules")) as store:
+        starts = [r for r in _hand_rows(store) if r[2].endswith(":HandStarted")]
+        assert len(starts) == 2
+        rowid, previous, _topic, state = starts[1]
+        row = json.loads(_body(state))
+        for rules in (
+            {"zz": 1},
+            {"base": "1"},
+            {"base": 1.0},
+            {"base": True},
+            {"base": 10**20},
+            {},
+            None,
+            "sichuan",
+            [],
+            {"base": 2},
+            row["rules"],
+        ):
+            for ruleset in (row["ruleset"], "hongkong", None):
+                edited = {**row, "rules": rules, "ruleset": ruleset}
+                body = json.dumps(edited, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                _set(store, rowid, _sealed(body, previous))
+                report = assert_same(store)
+                if rules != row["rules"] or ruleset != row["ruleset"]:
+                    assert report.findings
+
+
 def test_signatures_read_the_same_both_ways(tmp_path: Path) -> None:
     private, public = keygen(tmp_path / "k.pem")
     store = tmp_path / "signed.sqlite"
@@ -242,5 +277,6 @@ def test_the_fast_reader_takes_the_rows_it_is_for() -> None:
     with recorded(sichuan_match(1, seed=2, match_id="taken")) as store:
         read = canonical_rows().read
         taken = [read(topic, state, previous) for _r, previous, topic, state in _hand_rows(store)]
+        assert any(topic.endswith(":HandStarted") for _r, _p, topic, _s in _hand_rows(store))
         assert taken
         assert all(t is not None for t in taken)

@@ -28,11 +28,14 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, Final
 
+import attrs
 import msgspec
 
 from mjledger.errors import MjledgerError
-from mjledger.log.events import EVENT_CLASSES
-from mjledger.log.fast import event_struct
+from mjledger.log.events import EVENT_CLASSES, HandStarted
+from mjledger.log.fast import UNSET, event_struct
+from mjledger.rules.house import rules_from_json
+from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import STORE_EVENT_CLASSES
 from mjledger.store.records import topic_of
 
@@ -44,6 +47,9 @@ _DIGEST: Final = b'","digest":"'
 _SIGNATURE: Final = b'","signature":"'
 _END: Final = b'"}'
 _PLAIN: Final = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
+
+_HAND_STARTED: Final = topic_of(HandStarted)
+_RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has few)
 
 _Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any]]
 
@@ -62,6 +68,7 @@ class CanonicalRows:
             struct, build = event_struct(cls)
             self._readers[topic_of(cls)] = (msgspec.json.Decoder(struct).decode, build)
         self._encode: Callable[[Any], bytes] = msgspec.json.Encoder(order="sorted").encode
+        self._rules: dict[tuple[str, type, bytes], Any] = {}
 
     def read(self, topic: str, state: Any, previous: str) -> tuple[Any, str, str] | None:
         """``(event, link, digest)`` of a row after ``previous``: its event, the digest its
@@ -93,7 +100,10 @@ class CanonicalRows:
             struct = decode(body)
             if self._encode(struct) != body:
                 return None
-            event = build(struct)
+            if topic == _HAND_STARTED and struct.rules is not UNSET:
+                event = self._with_rules(struct, build)
+            else:
+                event = build(struct)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
         except (MjledgerError, TypeError, ValueError):  # the general path words it
@@ -102,6 +112,25 @@ class CanonicalRows:
             return None
         link = hashlib.sha256(previous.encode("utf-8") + body).hexdigest()
         return event, link, digest.decode("ascii")
+
+    def _with_rules(self, struct: Any, build: Callable[[Any], Any]) -> Any:
+        """A stored hand_started with its match's house rules (a field only the strict codec
+        types): the event without them, then the rules as the converter reads them
+        (:func:`mjledger.rules.house.rules_from_json` of the line's ruleset, a pure function,
+        so each match's rules are read once). The rules field has no validator of its own,
+        so this is the converter's event, or None where the converter must say why not."""
+        raw, struct.rules = struct.rules, UNSET
+        event = build(struct)
+        if event is None or event.ruleset is None:
+            return None
+        key = (event.ruleset, find_ruleset(event.ruleset).rules_class, self._encode(raw))
+        rules = self._rules.get(key)
+        if rules is None:
+            rules = rules_from_json(event.ruleset, raw)
+            if len(self._rules) >= _RULES_KEPT:
+                self._rules.clear()
+            self._rules[key] = rules
+        return attrs.evolve(event, rules=rules)
 
 
 @cache
