@@ -33,6 +33,7 @@ from mjledger.fold.match import MatchFold, MatchState, evolve, open_hand, start
 from mjledger.log.codec import decode_json
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.rules.registry import find_ruleset
 from mjledger.store.audit_rows import AuditRows, SqliteRows
 from mjledger.store.canonical_rows import canonical_rows
 from mjledger.store.corrections import correction_stream, corrections_stream
@@ -90,6 +91,7 @@ CODES: Final[dict[str, str]] = {
 
 _HAND_FIELDS: Final = ("number", "events", "hand_digest")
 _ROTATION_FIELDS: Final = ("dealer", "dealer_streak", "round_wind")
+_TABLE_FIELDS: Final = ("match", "ruleset", "players", "rules")
 
 
 @frozen
@@ -280,6 +282,8 @@ class Auditor:
         self.views: AuditRows | None = None
         self._pending: list[Finding] = []
         self._canonical = canonical_rows()
+        # A match's table in a hand's stored context, unstructured once (_context).
+        self._table_context: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._corrected_streams = 0
         self._done = 0
         self._total = 0
@@ -636,11 +640,11 @@ class Auditor:
 
     def _check_context(self, first: _Row, state: MatchState, where: dict[str, Any]) -> None:
         assert state.hand is not None
-        expected = stored_form(stand_alone_start(state, state.hand))
+        expected = self._context(state, state.hand)
         found = {k: v for k, v in first.data.items() if k not in META_KEYS}
         for code, fields in (
             ("rotation_differs", _ROTATION_FIELDS),
-            ("context_differs", ("number", "match", "ruleset", "players", "rules")),
+            ("context_differs", ("number", *_TABLE_FIELDS)),
         ):
             wrong = [f for f in fields if expected.get(f) != found.get(f)]
             if wrong:
@@ -651,6 +655,25 @@ class Auditor:
                     found={f: found.get(f) for f in wrong},
                     **where,
                 )
+
+    def _context(self, state: MatchState, hand: HandState) -> dict[str, Any]:
+        """The compared fields of ``stored_form(stand_alone_start(state, hand))``: the table's
+        (match, ruleset, players, rules: unstructured once per match, the rules through
+        ``rules_to_json``) and the hand's own (plain strings and integers, None where the
+        stored form leaves a field out)."""
+        table = (state.match_id, state.ruleset, state.players, state.rules)
+        kept = self._table_context
+        if kept is None or any(a is not b for a, b in zip(kept[0], table, strict=True)):
+            full = stored_form(stand_alone_start(state, hand))
+            kept = self._table_context = (table, {f: full.get(f) for f in _TABLE_FIELDS})
+        round_winds = find_ruleset(state.ruleset).round_winds
+        return {
+            **kept[1],
+            "dealer": hand.dealer,
+            "dealer_streak": hand.dealer_streak,
+            "round_wind": hand.round_wind if round_winds else None,
+            "number": hand.number,
+        }
 
     def _check_closing(
         self,
