@@ -11,6 +11,10 @@ match's rules (legal, zero-sum, fans and wall facts from tiles where tiles are l
 models row by row against the replays; signatures (with a public key); and the store head
 against every row. It never repairs anything: a damaged view is a finding like any other.
 
+Rows as the ledger seals them are read in one step, their links hashed over their own bytes
+(:mod:`mjledger.store.canonical_rows`); any other row is read strictly, the general way, so a
+damaged row gives the same findings either way.
+
 Findings are values (:class:`Finding`) with stable codes (:data:`CODES`).
 """
 
@@ -233,8 +237,9 @@ def store_head(path: str | Path | StoreLocation | None = None) -> StoreHead:
 
 class _Row:
     """A checked row: its position, its digest, its event if it reads, and its data
-    (metadata and all), decoded strictly when first asked for (a row read by
-    :class:`CanonicalRows` is decoded once, into its event, unless a check needs its keys)."""
+    (metadata and all). A row :mod:`mjledger.store.canonical_rows` read is decoded into its
+    event only, and into its keys when a check first asks (by msgspec: the row is canonical
+    JSON, which it decodes exactly as the strict decoder does)."""
 
     __slots__ = ("_data", "digest", "event", "rowid", "state", "version")
 
