@@ -103,7 +103,11 @@ class Rederivation:
         decoders = {topic_of(cls): row_decoder(cls, trusted=True) for cls in EVENT_CLASSES}
         opening = msgspec.json.Decoder(_HandOpening).decode
         lines: dict[str, int] = {}
+        # The hand in play of each match, by stream: a match plays one hand at a time, so a
+        # stream is forgotten when its match's next hand starts (memory grows with matches,
+        # never with hands).
         match_of_stream: dict[Any, str] = {}
+        stream_of_match: dict[str, Any] = {}
         folders = self.folders
         corrected_streams = {_uuid(r[0]) for r in rows(self.ledger, _CORRECTIONS)}
         corrected: list[str] = []
@@ -129,7 +133,9 @@ class Rederivation:
                     match, dealer, number = full.match or "", full.dealer, full.number
                 if match not in lines or _uuid(stream) != hand_stream(match, number or 0):
                     continue  # a corrected match's, or a correction's own stream
+                match_of_stream.pop(stream_of_match.get(match), None)
                 match_of_stream[stream] = match
+                stream_of_match[match] = stream
                 event = HandStarted(dealer=dealer)
             elif stream in match_of_stream:
                 match = match_of_stream[stream]
