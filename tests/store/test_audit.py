@@ -849,3 +849,12 @@ def test_verify_on_read_follows_corrections(tmp_path: Path) -> None:
     put(store, rowid, data)
     with pytest.raises(ChainError, match="chain is broken"):
         Ledger(store, verify=True).settlement(SCM, 3)
+
+
+def test_the_summary_counts_agree_with_their_nouns(tmp_path: Path) -> None:
+    """One match, one hand: the summary says "1 match", not "1 matches"."""
+    with Ledger(tmp_path / "one.sqlite") as ledger:
+        ledger.record_log(sichuan_match(1, seed=3))
+    result = CliRunner().invoke(main, ["audit", "--store", str(tmp_path / "one.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert ": 1 match, 1 hand, 0 tables, " in " ".join(result.output.split())  # unwrapped

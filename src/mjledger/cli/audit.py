@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from mjledger._text import plural
 from mjledger.cli.exits import EXIT_FINDINGS
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
@@ -94,13 +95,13 @@ def _print_head(store: str | None, as_json: bool) -> None:
 def _render(report: AuditReport, console: Console) -> None:
     s = report.summary
     console.print(
-        f"[bold]audit of {s.store}[/bold]: {s.matches} matches, {s.hands} hands, "
-        f"{s.tables} tables, {s.rows} rows"
+        f"[bold]audit of {s.store}[/bold]: {plural(s.matches, 'match', 'matches')}, "
+        f"{plural(s.hands, 'hand')}, {plural(s.tables, 'table')}, {plural(s.rows, 'row')}"
     )
     signed = "signed" if s.head_signed else "unsigned"
-    console.print(f"store head: {s.head} ({s.rows} rows, {signed})", soft_wrap=True)
+    console.print(f"store head: {s.head} ({plural(s.rows, 'row')}, {signed})", soft_wrap=True)
     checked = "verified" if s.signatures_checked else "not verified (no --public-key)"
-    console.print(f"signatures: {s.signed_hands} hands signed; {checked}")
+    console.print(f"signatures: {plural(s.signed_hands, 'hand')} signed; {checked}")
     console.print(f"read models: {s.views}")
     if report.clean:
         console.print("[green]no findings[/green]")
@@ -110,7 +111,7 @@ def _render(report: AuditReport, console: Console) -> None:
         counts[finding.code] = counts.get(finding.code, 0) + 1
         console.print(_line(finding), soft_wrap=True)
     summary = ", ".join(f"{code} {n}" for code, n in counts.items())
-    console.print(f"[red]{len(report.findings)} findings[/red]: {summary}")
+    console.print(f"[red]{plural(len(report.findings), 'finding')}[/red]: {summary}")
 
 
 def _line(finding: Finding) -> str:
