@@ -85,8 +85,8 @@ def _print_head(store: str | None, as_json: bool) -> None:
             else f"{head.stored_digest} ({head.stored_rows} rows)"
         )
         click.echo(
-            f"mjledger: the stored head ({stored}) is not the head of the {head.rows} rows "
-            "stored: run mjledger audit",
+            f"mjledger: the stored head ({stored}) is not the head of the "
+            f"{plural(head.rows, 'row')} stored: run mjledger audit",
             err=True,
         )
         sys.exit(EXIT_FINDINGS)

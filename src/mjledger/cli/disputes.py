@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from mjledger._text import plural
 from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
 from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
@@ -161,7 +162,7 @@ def add_commands(
             html_file.write_text(page, encoding="utf-8")
         except OSError as exc:
             raise MjledgerError(f"cannot write {html_file}: {exc.strerror}") from None
-        click.echo(f"report: {len(data.hands)} hands written to {html_file}")
+        click.echo(f"report: {plural(len(data.hands), 'hand')} written to {html_file}")
 
     @group.command("correct")
     @click.argument("match")

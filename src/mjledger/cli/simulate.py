@@ -18,6 +18,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import replay
@@ -134,14 +135,16 @@ def simulate(
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     """The summary as small tables: what a person checks to see that the play looks real."""
     console.print(
-        f"{summary['logs']} log(s), {summary['hands']} hands, {summary['events']} events; "
-        f"{summary['wins']} wins, {summary['void_hands']} hands nobody won, "
-        f"{summary['wins_passed']} wins passed up (the log could not have told them apart)"
+        f"{plural(summary['logs'], 'log')}, {plural(summary['hands'], 'hand')}, "
+        f"{plural(summary['events'], 'event')}; {plural(summary['wins'], 'win')}, "
+        f"{plural(summary['void_hands'], 'hand')} nobody won, "
+        f"{plural(summary['wins_passed'], 'win')} passed up "
+        "(the log could not have told them apart)"
     )
     if summary["wins_again"]:
         console.print(
-            f"{summary['wins_again']} wins by a player who had already won that hand, "
-            f"in {summary['hands_won_again']} hands"
+            f"{plural(summary['wins_again'], 'win')} by a player who had already won that "
+            f"hand, in {plural(summary['hands_won_again'], 'hand')}"
         )
     for title, key in (
         ("Wins by fan", "wins_by_fan"),
@@ -194,7 +197,10 @@ def add_demo(
                 if result.status == "unchanged":
                     done = "already recorded, nothing written"
                 else:
-                    done = f"{result.status}: {result.hands} hands, {result.events} events"
+                    done = (
+                        f"{result.status}: {plural(result.hands, 'hand')}, "
+                        f"{plural(result.events, 'event')}"
+                    )
                 console.print(f"{ruleset} match [bold]{result.match}[/bold] — {done}")
                 if ruleset == "sichuan":
                     shown = (match.match, _busiest_hand(match))
