@@ -312,13 +312,10 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
 
 
 def _seven_pairs_waits(counts: Sequence[int], quads: bool) -> int:
-    """Six pairs and one odd tile wait on that tile (13 tiles assumed, as the caller checks).
-
-    Seven pairs are at most seven distinct tiles, so one count of the empty slots (the
-    cheapest count: most slots are empty) turns away almost every other hand; then exactly
-    one rank may be held an odd number of times (a three is a pair and the odd tile)."""
-    if counts.count(0) < 27:
-        return 0  # (the hot path checks this before calling)
+    """Six pairs and one odd tile wait on that tile: 13 tiles in at most seven distinct
+    slots assumed, as the caller checks (one count of the empty slots, the cheapest count,
+    turns away almost every other hand before this is called). Exactly one rank may be held
+    an odd number of times (a three is a pair and the odd tile)."""
     singles = counts.count(1)
     threes = counts.count(3)
     if singles + threes != 1:
