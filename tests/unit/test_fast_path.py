@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 from unittest import mock
 
@@ -139,3 +140,49 @@ def test_a_byte_order_mark_and_crlf_in_any_chunks(text: str, size: int, newline:
     data = b"\xef\xbb\xbf" + text.replace("\n", newline).encode("utf-8")
     assert fast_output(data, size) == strict_output(data)
     assert fast_output(data[:2] + data[3:], size) == strict_output(data[:2] + data[3:])
+
+
+# One legal line of each event type, and values near each field's edge: the fast path's wire
+# types enforce most validators themselves (mjledger.log.fast._enforcing), so each must refuse
+# exactly what the validator refuses.
+EVENT_LINES = {
+    "match_started": {"ruleset": "sichuan", "players": ["a", "b", "c", "d"], "match": "m"},
+    "hand_started": {"dealer": "a"},
+    "void_suit_chosen": {"player": "a", "suit": "m"},
+    "discarded": {"player": "a", "tile": "5m"},
+    "kong_declared": {"player": "a", "kind": "exposed", "from": "b", "tile": "7z"},
+    "won_on_discard": {"player": "a", "from": "b", "fan": 2, "tiles": "123m", "liable": "c"},
+    "self_drawn": {"player": "a", "fan": 0, "winning_tile": "1z", "first_turn": False},
+    "false_win": {"player": "a"},
+    "wall_exhausted": {"remaining": {"a": {"ready": True, "best_fan": 1}}},
+}
+EDGES = (
+    ["", " ", "a", "5m", "0m", "8z", "7z", "5M", "5m ", "55m", "123m", "123", "m", "z1",
+     "1234567899m11z", "123m4", "5m5", "11z ", "east", "exposed", "chow", "sichuan",
+     0, 1, -1, 2, 13, 10**12, 2**64,
+     True, False, None, 1.5, [], {}, ["a"], {"ready": False}, {"flower_pig": True},
+     {"tiles": "11m", "melds": [{"kind": "pung", "tiles": "555p"}]}]
+)  # fmt: skip
+EDGE_VALUES = st.sampled_from(EDGES) | st.text("0123456789mpsz ", max_size=6)
+HEAD = '{"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"]}\n'
+
+
+def test_every_field_at_every_edge_same_event_or_same_error() -> None:
+    for kind, line in EVENT_LINES.items():
+        for name in line:
+            for value in EDGES:
+                text = HEAD + json.dumps({"type": kind, **line, name: value}) + "\n"
+                assert outcome(partial(parse_events, text)) == outcome(partial(parse_log, text))
+
+
+@given(st.sampled_from(sorted(EVENT_LINES)), st.data())
+def test_each_field_at_its_edges_same_event_or_same_error(kind: str, data: st.DataObject) -> None:
+    fields = dict(EVENT_LINES[kind])
+    others = ["fan", "limit", "suit", "tile", "tiles", "melds", "number", "round_wind"]
+    fields[data.draw(st.sampled_from(sorted(fields)))] = data.draw(EDGE_VALUES)
+    if data.draw(st.booleans()):
+        fields[data.draw(st.sampled_from(sorted({*fields, *others})))] = data.draw(EDGE_VALUES)
+    if kind == "wall_exhausted" and data.draw(st.booleans()):
+        fields["remaining"] = {"a": data.draw(EDGE_VALUES)}
+    text = HEAD + json.dumps({"type": kind, **fields}) + "\n"
+    assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))

@@ -3,8 +3,10 @@
 The strict codec (:mod:`mjledger.log.codec`) is the contract; this module only accelerates it
 and never decides anything the strict codec would decide differently. A batch of lines is
 decoded by msgspec into structs generated from the attrs event classes (strict JSON types,
-unknown fields refused), and each struct becomes its attrs event through the class itself, so
-every attrs validator still runs. Wherever the fast path cannot decide, or refuses, the strict
+unknown fields refused, and the constraints of the fields' validators — a non-empty string,
+one of the 34 tiles, tiles in compact notation, an integer in range — as msgspec constraints),
+and each struct becomes its attrs event as the class's ``__init__`` would make it, running the
+validators msgspec could not express and ``__attrs_post_init__``. Wherever the fast path cannot decide, or refuses, the strict
 codec reads the line, so errors, their wording and their line numbers are exactly the strict
 codec's.
 
@@ -25,16 +27,29 @@ orjson is never used to decode: it turns integers beyond 64 bits into floats.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
-from typing import Any, Final, Literal, NewType, Union, cast, get_args, get_origin
+from typing import (
+    Annotated,
+    Any,
+    Final,
+    Literal,
+    NewType,
+    Optional,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+)
 
 import attrs
 import msgspec
 
+from mjledger import _checks as check
 from mjledger.errors import MjledgerError
 from mjledger.log.codec import decode_line
 from mjledger.log.events import EVENT_CLASSES, Event
@@ -57,11 +72,13 @@ _Builder = Callable[[Any], Any]
 @attrs.frozen
 class _FieldPlan:
     struct_name: str
-    attrs_name: str
+    attribute: attrs.Attribute[Any]
     convert: Callable[[Any], Any] | None
     strict_only: bool
     required: bool
-    default: Any
+    # The field's validator where the wire type does not already enforce it (None where it
+    # does): the builder runs it, as the class's own ``__init__`` would.
+    check: Any
 
 
 def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
@@ -103,6 +120,39 @@ def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
     raise _UntranslatableError(t)
 
 
+NONE: Final = type(None)
+# The wire types that make msgspec refuse exactly what mjledger._checks' validators refuse.
+_NON_EMPTY: Final = Annotated[str, msgspec.Meta(min_length=1)]
+_ONE_TILE: Final = Literal[tuple(sorted(check.TILE_NAMES))]
+# msgspec searches for a pattern: anchored at both ends it is the validator's fullmatch.
+_TILES: Final = Annotated[str, msgspec.Meta(pattern=rf"^(?:{check.TILES.pattern})\Z")]
+
+
+def _enforcing(validator: Any, wire: Any) -> Any:
+    """``wire`` narrowed so that decoding refuses exactly what ``validator`` refuses, or None
+    where msgspec cannot say it (then the builder runs the validator itself)."""
+    if wire is str and validator is check.non_empty:
+        return _NON_EMPTY
+    if wire is str and validator is check.tile:
+        return _ONE_TILE
+    if wire is str and validator is check.tiles:
+        return _TILES
+    facts = getattr(validator, "__dict__", {})
+    args = get_args(wire)
+    if "inner" in facts and get_origin(wire) is Union and len(args) == 2 and args[1] is NONE:
+        inner = _enforcing(facts["inner"], args[0])
+        return None if inner is None else Optional[inner]  # noqa: UP045 - built at run time
+    if "allowed" in facts:
+        allowed = set(facts["allowed"])
+        if wire is bool and allowed == {False, True} and all(type(a) is bool for a in allowed):
+            return bool
+        if get_origin(wire) is Literal and allowed == set(args):
+            return wire  # the Literal's strings, each a str (see _wire_type)
+    if "low" in facts and wire is int:
+        return Annotated[int, msgspec.Meta(ge=facts["low"], le=facts["high"])]
+    return None
+
+
 def _union(types_: Iterable[Any]) -> Any:
     """``A | B | ...`` of types known only at run time."""
     return Union[tuple(types_)]  # noqa: UP007 - built at run time
@@ -126,73 +176,73 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     plans: list[_FieldPlan] = []
     for a in attrs.fields(cls):
         json_name = "from" if a.name == "from_" else a.name
+        validator = a.validator
         try:
             wire, convert = _wire_type(hints[a.name])
+            if isinstance(a.default, attrs.Factory) and a.default.takes_self:  # type: ignore[arg-type]
+                raise _UntranslatableError(a.default)
+            if validator is not None and (enforced := _enforcing(validator, wire)) is not None:
+                wire, validator = enforced, None
             # A field only the store writes: a log line carrying it is the strict codec's to
             # refuse (HandStarted.stakes).
             strict_only = bool(a.metadata.get("store_only"))
         except _UntranslatableError:
             wire, convert, strict_only = Any, None, True
-        struct_name = a.name
-        default = msgspec.field(default=UNSET, name=json_name)
         required = a.default is attrs.NOTHING and not strict_only
         if required:
-            fields.append((struct_name, wire, msgspec.field(name=json_name)))
+            fields.append((a.name, wire, msgspec.field(name=json_name)))
         else:
-            fields.append((struct_name, wire | msgspec.UnsetType, default))
-        plans.append(_FieldPlan(struct_name, a.name, convert, strict_only, required, a.default))
+            unset = msgspec.field(default=UNSET, name=json_name)
+            fields.append((a.name, _union([wire, msgspec.UnsetType]), unset))
+        plans.append(_FieldPlan(a.name, a, convert, strict_only, required, validator))
     return fields, plans
 
 
-def _builder(cls: type, plans: Sequence[_FieldPlan]) -> _Builder:
-    """Straight-line code for one class (a loop over its fields costs as much as the
-    decoding): a field absent from the line is left to the class's default."""
-    scope: dict[str, Any] = {"cls": cls, "UNSET": UNSET}
-    body = []
-    given = []
-    for i, p in enumerate(plans):
-        if p.strict_only:
-            body.append(f"    if s.{p.struct_name} is not UNSET:\n        return None")
-            continue
-        scope[f"convert{i}"] = p.convert
+def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -> _Builder:
+    """Straight-line code that builds ``cls``'s value from a decoded struct as the class's own
+    ``__init__`` does (each field set, the validators run, ``__attrs_post_init__``), minus the
+    validators the struct's types already enforced — most of the time a line took to decode.
+    A field absent from the line takes the class's default; None where a field only the
+    strict codec reads is present.
 
-        def value(v: str, i: int = i, p: _FieldPlan = p) -> str:
-            return v if p.convert is None else f"convert{i}({v})"
-
-        if p.required:
-            given.append(f"{p.attrs_name}={value('s.' + p.struct_name)}")
-        else:
-            test = f"(v := s.{p.struct_name}) is not UNSET"
-            body.append(f"    if {test}:\n        kw[{p.attrs_name!r}] = {value('v')}")
-    call = ", ".join([*given, "**kw"])
-    source = "def build(s):\n    kw = {}\n" + "\n".join(body) + f"\n    return cls({call})\n"
-    exec(source, scope)
-    build: _Builder = scope["build"]
-    return build
-
-
-def _trusted_builder(cls: type, plans: Sequence[_FieldPlan]) -> _Builder:
-    """Like :func:`_builder`, for values already validated when they were written (the
-    ledger's own rows): the fields are set as they are, no validator runs. A field with a
-    default built by a factory takes the ordinary builder."""
-    if any(isinstance(p.default, attrs.Factory) for p in plans):  # type: ignore[arg-type]
-        return _builder(cls, plans)
+    ``trusted``: for values already validated when they were written (the ledger's own rows):
+    no validator runs, nor ``__attrs_post_init__``."""
     scope: dict[str, Any] = {"cls": cls, "UNSET": UNSET, "new": object.__new__}
     scope["put"] = object.__setattr__
-    checks, sets = [], []
+    refusals, sets, checks = [], [], []
     for i, p in enumerate(plans):
-        if p.strict_only:
-            checks.append(f"    if s.{p.struct_name} is not UNSET:\n        return None")
-            continue
-        scope[f"convert{i}"], scope[f"default{i}"] = p.convert, p.default
-        value = f"s.{p.struct_name}" if p.required else "v"
-        if p.convert is not None:
-            value = f"convert{i}({value})"
+        name, got = p.attribute.name, f"s.{p.struct_name}"
+        scope[f"convert{i}"], scope[f"attribute{i}"], scope[f"check{i}"] = (
+            p.convert,
+            p.attribute,
+            p.check,
+        )
         if not p.required:
-            value = f"default{i} if (v := s.{p.struct_name}) is UNSET else {value}"
-        sets.append(f"    put(o, {p.attrs_name!r}, {value})")
-    source = "def build(s):\n" + "\n".join([*checks, "    o = new(cls)", *sets, "    return o"])
-    exec(source + "\n", scope)
+            default = p.attribute.default
+            factory = isinstance(default, attrs.Factory)  # type: ignore[arg-type]
+            scope[f"default{i}"] = default.factory if factory else default  # type: ignore[union-attr]
+            missing = f"default{i}()" if factory else f"default{i}"
+        if p.strict_only:  # present: the strict codec reads the line; absent: the default
+            refusals.append(f"    if {got} is not UNSET:\n        return None")
+            value = missing
+        else:
+            value = got if p.required else "v"
+            if p.convert is not None:
+                value = f"convert{i}({value})"
+            if not p.required:
+                value = f"{missing} if (v := {got}) is UNSET else {value}"
+        slot = cls.__dict__.get(name)
+        if isinstance(slot, types.MemberDescriptorType):  # a slot: its setter is the quickest
+            scope[f"set{i}"] = slot.__set__
+            sets.append(f"    set{i}(o, {value})")
+        else:
+            sets.append(f"    put(o, {name!r}, {value})")
+        if p.check is not None and not trusted:
+            checks.append(f"    check{i}(o, attribute{i}, o.{name})")
+    if not trusted and hasattr(cls, "__attrs_post_init__"):
+        checks.append("    o.__attrs_post_init__()")
+    body = [*refusals, "    o = new(cls)", *sets, *checks, "    return o"]
+    exec("def build(s):\n" + "\n".join(body) + "\n", scope)
     build: _Builder = scope["build"]
     return build
 
@@ -220,7 +270,7 @@ def _event_struct(
         kw_only=True,
         forbid_unknown_fields=True,
     )
-    return struct, (_trusted_builder if trusted else _builder)(cls, plans)
+    return struct, _builder(cls, plans, trusted=trusted)
 
 
 def _as_tuple(get: Callable[[Any], Any], n: int) -> Callable[[Any], tuple[Any, ...]]:
@@ -286,22 +336,32 @@ class FastDecoder:
         if b"\\" in buffer:
             return None
         decode = self._one.decode
-        structs: list[Any] = []
-        for line in lines:
-            try:
-                structs.append(decode(line))
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-                structs.append(None)
+        try:  # the common case, in one comprehension
+            structs: list[Any] = [decode(line) for line in lines]
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            structs = [self._decoded(line) for line in lines]
         if buffer.count(b":") != self._encode(structs).count(b":"):
             return None  # a repeated key (or a refused line): the strict codec decides
         builders = self.builders
-        out: list[Event | None] = []
-        for s in structs:
-            try:
-                out.append(None if s is None else builders[type(s)](s))
-            except (MjledgerError, TypeError, ValueError):  # the strict codec words it
-                out.append(None)
-        return out
+        try:
+            return [builders[type(s)](s) for s in structs]
+        except (KeyError, MjledgerError, TypeError, ValueError):
+            return [self._built(s) for s in structs]
+
+    def _decoded(self, line: bytes) -> Any:
+        try:
+            return self._one.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return None
+
+    def _built(self, struct: Any) -> Event | None:
+        if struct is None:
+            return None
+        try:
+            event: Event | None = self.builders[type(struct)](struct)
+        except (MjledgerError, TypeError, ValueError):  # the strict codec words it
+            return None
+        return event
 
 
 _DECODER: FastDecoder | None = None
@@ -315,26 +375,22 @@ def fast_decoder() -> FastDecoder:
     return _DECODER
 
 
-def decode_numbered(batch: Sequence[tuple[int, bytes]]) -> Iterable[tuple[int, Event]]:
-    """The events of numbered non-blank lines, in order; the first refused line raises the
+def decode_numbered(numbers: Sequence[int], lines: Sequence[bytes]) -> Iterable[tuple[int, Event]]:
+    """The numbered events of non-blank lines, in order; the first refused line raises the
     strict codec's error for it (once the events before it have been taken)."""
-    events = fast_decoder().decode_batch([line for _, line in batch])
+    events = fast_decoder().decode_batch(lines)
     if events is None:
-        return _strictly(batch)
-    if any(event is None for event in events):
-        return _partly_strictly(batch, events)
-    return zip([number for number, _ in batch], cast(list[Event], events), strict=True)
+        return _strictly(numbers, lines, [None] * len(lines))
+    if any(map(operator.is_, events, itertools.repeat(None))):  # no __eq__ called
+        return _strictly(numbers, lines, events)
+    return zip(numbers, cast(list[Event], events), strict=True)
 
 
-def _strictly(batch: Sequence[tuple[int, bytes]]) -> Iterator[tuple[int, Event]]:
-    for number, line in batch:
-        yield number, decode_line(line.decode("utf-8"), number)
-
-
-def _partly_strictly(
-    batch: Sequence[tuple[int, bytes]], events: Sequence[Event | None]
+def _strictly(
+    numbers: Sequence[int], lines: Sequence[bytes], events: Sequence[Event | None]
 ) -> Iterator[tuple[int, Event]]:
-    for (number, line), event in zip(batch, events, strict=True):
+    """The strict codec's reading of each line this path left undecided (None)."""
+    for number, line, event in zip(numbers, lines, events, strict=True):
         yield number, (event if event is not None else decode_line(line.decode("utf-8"), number))
 
 

@@ -12,7 +12,7 @@ wherever it cannot decide.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO, Final
 
 from mjledger.errors import FormatError
@@ -69,14 +69,22 @@ def _check_utf8(block: bytes, first: int) -> None:
         raise FormatError("the line is not valid UTF-8", line=line) from None
 
 
-def _numbered_lines(first: int, block: bytes) -> list[tuple[int, bytes]]:
-    """Non-blank lines as the strict codec sees them: split on ``\\n`` only, one trailing
-    ``\\r`` removed, blank meaning what ``str.strip`` says."""
-    return [
+def _numbered_lines(first: int, block: bytes) -> tuple[Sequence[int], list[bytes]]:
+    """Non-blank lines as the strict codec sees them (split on ``\\n`` only, one trailing
+    ``\\r`` removed, blank meaning what ``str.strip`` says), and their numbers."""
+    pieces = block.split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()
+    if b"\r" not in block and block.count(b"\n{") + block.startswith(b"{") == len(pieces):
+        # Every line opens an object, as every line a writer of the contract writes does: no
+        # line needs looking at on its own.
+        return range(first, first + len(pieces)), pieces
+    numbered = [
         (number, raw[:-1] if raw[-1:] == b"\r" else raw)
-        for number, raw in enumerate(block.split(b"\n"), first)
+        for number, raw in enumerate(pieces, first)
         if raw[:1] == b"{" or raw.decode("utf-8").strip()
     ]
+    return [number for number, _ in numbered], [line for _, line in numbered]
 
 
 def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
@@ -84,16 +92,20 @@ def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
     blocks = _checked_blocks(chunks)
     seen = False
     try:
-        pending: list[tuple[int, bytes]] = []
+        numbers: list[int] = []
+        lines: list[bytes] = []
         for first, block in blocks:
-            pending += _numbered_lines(first, block)
-            whole = len(pending) - len(pending) % BATCH_LINES
+            more_numbers, more_lines = _numbered_lines(first, block)
+            numbers += more_numbers
+            lines += more_lines
+            whole = len(lines) - len(lines) % BATCH_LINES
             for start in range(0, whole, BATCH_LINES):
-                yield from decode_numbered(pending[start : start + BATCH_LINES])
+                end = start + BATCH_LINES
+                yield from decode_numbered(numbers[start:end], lines[start:end])
                 seen = True
-            del pending[:whole]
-        if pending:
-            yield from decode_numbered(pending)
+            del numbers[:whole], lines[:whole]
+        if lines:
+            yield from decode_numbered(numbers, lines)
             seen = True
     except FormatError:
         for _ in blocks:  # invalid UTF-8 further down is the log's error, as in the codec
