@@ -236,6 +236,9 @@ def test_explain_and_report_show_the_correction(ledger: Ledger) -> None:
     assert 'class="hand corrected" id="hand-3"' in page
     assert "fan miscounted" in page
     assert "Corregida el" in page
+    when = page.split("Corregida el", 1)[1][:60]
+    assert note.when[:10] not in when  # a Spanish date, not ISO text
+    assert " de 20" in when
 
 
 def test_export_with_corrections_adds_documented_lines(ledger: Ledger) -> None:

@@ -123,6 +123,16 @@ def test_numbers_follow_the_locale() -> None:
     assert i18n.signed(0, "zh") == "0"
 
 
+def test_stored_times_follow_the_locale() -> None:
+    """A correction's time reads as a date in the reader's language, not as ISO 8601 text."""
+    iso = "2026-11-30T18:00:05.123456+00:00"
+    assert i18n.moment(iso, "en") == "November 30, 2026, 6:00:05\u202fPM UTC"
+    assert i18n.moment(iso, "it") == "30 novembre 2026 18:00:05 UTC"
+    assert i18n.moment(iso, "zh").startswith("2026年11月30日")
+    assert i18n.moment("2026-11-30T18:00:05", "es").startswith("30 de noviembre de 2026")
+    assert i18n.moment("not a time", "fr") == "not a time"
+
+
 def test_each_language_explains_the_example_in_its_own_words() -> None:
     hands = explain_log((EXAMPLES / "disputed-hand.jsonl").read_text(encoding="utf-8"))
     texts = {lang: render_text(hands, lang) for lang in LANGUAGES}

@@ -19,16 +19,18 @@ import gettext
 import io
 import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Final
 
+from babel.dates import format_datetime
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, get_minus_sign_symbol, get_plus_sign_symbol
 
-from mjledger.explain.steps import N_, HandExplanation, Net, Param, Sentence, Term
+from mjledger.explain.steps import N_, HandExplanation, Moment, Net, Param, Sentence, Term
 
 LANGUAGES: Final = ("it", "pt", "es", "fr", "en", "zh")
 DEFAULT_LANGUAGE: Final = "en"
@@ -96,6 +98,18 @@ def signed(value: int, lang: str) -> str:
     return number(0, lang)
 
 
+def moment(iso: str, lang: str) -> str:
+    """A stored time as the locale writes a date and time, in UTC as the store keeps it and
+    saying so (text that is not an ISO time is shown as it is)."""
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return format_datetime(when, format="long", tzinfo=UTC, locale=BABEL_LOCALE[lang])
+
+
 def join(items: Iterable[str], lang: str) -> str:
     return format_list(list(items), locale=BABEL_LOCALE[lang])
 
@@ -111,6 +125,8 @@ def param_text(value: Param, lang: str) -> str:
         return message(lang, value.id)
     if isinstance(value, Net):
         return join((f"{p} {signed(a, lang)}" for p, a in value.amounts), lang)
+    if isinstance(value, Moment):
+        return moment(value.iso, lang)
     return join((number(v, lang) if isinstance(v, int) else v for v in value), lang)
 
 

@@ -17,7 +17,7 @@ from attrs import field, frozen
 
 from mjledger import __version__
 from mjledger.explain.i18n import message, number, render, signed
-from mjledger.explain.steps import CORRECTIONS, N_, OUTCOMES, CorrectionNote, Net, Sentence
+from mjledger.explain.steps import CORRECTIONS, N_, OUTCOMES, CorrectionNote, Moment, Net, Sentence
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.replay import Replay
 
@@ -160,7 +160,7 @@ def _hand(data: ReportData, hand: HandState, lang: str) -> str:
             Sentence(
                 CORRECTIONS[note.kind],
                 {
-                    "when": note.when,
+                    "when": Moment(note.when),
                     "by": note.by,
                     "reason": note.reason,
                     "original": Net.of(data.players, note.original_net),

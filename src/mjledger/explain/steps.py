@@ -108,6 +108,14 @@ class Term:
 
 
 @frozen
+class Moment:
+    """When something was stored: an ISO 8601 time as the store keeps it, shown as a date and
+    time in the reader's locale (``--json`` keeps the ISO text)."""
+
+    iso: str
+
+
+@frozen
 class Net:
     """Each player's balance, rendered as signed numbers in seat order."""
 
@@ -120,8 +128,8 @@ class Net:
 
 
 # A parameter of a sentence: a player or free text (str), a number (int, formatted per
-# locale), players or lines (tuple, joined per locale), a term to translate, or a net.
-Param = str | int | tuple[str, ...] | tuple[int, ...] | Term | Net
+# locale), players or lines (tuple, joined per locale), a term to translate, a net, or a time.
+Param = str | int | tuple[str, ...] | tuple[int, ...] | Term | Net | Moment
 
 
 @frozen
@@ -140,6 +148,8 @@ def _param_json(value: Param) -> Any:
         return value.id
     if isinstance(value, Net):
         return dict(value.amounts)
+    if isinstance(value, Moment):
+        return value.iso
     if isinstance(value, tuple):
         return list(value)
     return value
@@ -234,7 +244,7 @@ class HandExplanation:
                 Sentence(
                     CORRECTIONS[c.kind],
                     {
-                        "when": c.when,
+                        "when": Moment(c.when),
                         "by": c.by,
                         "reason": c.reason,
                         "original": Net.of(self.players, c.original_net),

@@ -13,6 +13,7 @@ from mjledger.explain.steps import (
     N_,
     CorrectionNote,
     HandExplanation,
+    Moment,
     Net,
     Payment,
     Sentence,
@@ -93,7 +94,7 @@ def _voided(explained: HandExplanation, entry: Correction) -> HandExplanation:
             Sentence(
                 HAND_VOIDED,
                 {
-                    "when": entry.when,
+                    "when": Moment(entry.when),
                     "by": entry.event.by,
                     "reason": entry.event.reason,
                     "original": Net.of(players, explained.net),
