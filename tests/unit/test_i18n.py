@@ -7,6 +7,7 @@ with the same placeholders, and no English leaks into another language.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -158,3 +159,31 @@ def test_a_missing_mo_is_compiled_from_its_po(tmp_path: Path, monkeypatch) -> No
         assert i18n.message("pt", "outcome.void").startswith("Mão NULA")
     finally:
         i18n.translations.cache_clear()
+
+
+def _kong_run_log(kongs: int) -> str:
+    head = [
+        {"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"]},
+        {"type": "hand_started"},
+    ]
+    run = [{"type": "kong_declared", "player": "b", "kind": "concealed"}] * kongs
+    return "".join(
+        json.dumps(e) + "\n" for e in [*head, *run, {"type": "discarded", "player": "b"}]
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two"),
+    [
+        ("en", "(line 3)", "(lines 3 and 4)"),
+        ("it", "(riga 3)", "(righe 3 e 4)"),
+        ("fr", "(ligne 3)", "(lignes 3 et 4)"),
+        ("es", "(línea 3)", "(líneas 3 y 4)"),
+        ("pt", "(linha 3)", "(linhas 3 e 4)"),
+    ],
+)
+def test_one_kong_is_named_by_its_line_several_by_their_lines(
+    lang: str, one: str, two: str
+) -> None:
+    assert one in render_text(explain_log(_kong_run_log(1)), lang)
+    assert two in render_text(explain_log(_kong_run_log(2)), lang)

@@ -70,6 +70,16 @@ OUTCOMES: Final = {
     "unfinished": N_("outcome.unfinished"),
 }
 CORRECTIONS: Final = {"corrected": N_("correction.corrected"), "voided": N_("correction.voided")}
+# Sentences that name the lines of kongs, and their wording when there is one kong ("the kong on
+# line 12", not "the kongs on lines 12"): in most of the languages the article changes too.
+ONE_KONG_LINE: Final = {
+    N_("discarded.ends_kong_run"): N_("discarded.ends_kong_run.one_line"),
+    N_("kong_money_kept.not_split"): N_("kong_money_kept.not_split.one_line"),
+    N_("kong_money_kept.off"): N_("kong_money_kept.off.one_line"),
+    N_("kong_money_kept.robbing_kong"): N_("kong_money_kept.robbing_kong.one_line"),
+    N_("kong_money_passed"): N_("kong_money_passed.one_line"),
+    N_("kong_money_passed.split"): N_("kong_money_passed.split.one_line"),
+}
 WIND_TERMS: Final = {
     "east": N_("wind.east"),
     "south": N_("wind.south"),
@@ -545,6 +555,13 @@ def _other_ruleset(
     b.add(line, event, reason, [sentence], {"ruleset": hand.ruleset, "amount": total}, money=money)
 
 
+def _naming_kongs(message_id: str, params: dict[str, Param]) -> Sentence:
+    """A sentence naming kongs by their ``lines``, worded for one kong where there is one."""
+    lines = params["lines"]
+    assert isinstance(lines, tuple)
+    return Sentence(ONE_KONG_LINE[message_id] if len(lines) == 1 else message_id, params)
+
+
 def _discarded(b: _Builder, hand: HandState, event: Discarded, line: int | None) -> None:
     params: dict[str, Param] = {"player": event.player}
     operands: dict[str, Any] = {"player": event.player}
@@ -556,7 +573,7 @@ def _discarded(b: _Builder, hand: HandState, event: Discarded, line: int | None)
         lines = tuple(hand.kongs[k].line or 0 for k in run)
         operands["ends_kong_run"] = list(lines)
         sentences.append(
-            Sentence(N_("discarded.ends_kong_run"), {"player": event.player, "lines": lines})
+            _naming_kongs(N_("discarded.ends_kong_run"), {"player": event.player, "lines": lines})
         )
     b.add(line, event.TYPE, None, sentences, operands)
 
@@ -772,7 +789,7 @@ def _passing(b: _Builder, hand: HandState, run: OpenWins) -> None:
     elif len(winners) > 1 and rules.kong_passing_split == "none":
         why = N_("kong_money_kept.not_split")
     if why is not None:
-        b.add(line, WonOnDiscard.TYPE, None, [Sentence(why, params)], operands)
+        b.add(line, WonOnDiscard.TYPE, None, [_naming_kongs(why, params)], operands)
         return
     first = next_in_turn(hand.players, run.discarder, winners)
     part, remainder = divmod(total, len(winners))
@@ -780,10 +797,10 @@ def _passing(b: _Builder, hand: HandState, run: OpenWins) -> None:
     computed = [p for p in computed if p.amount > 0]
     operands.update(part=part, remainder=remainder, first=first)
     if len(winners) == 1:
-        sentence = Sentence(N_("kong_money_passed"), params)
+        sentence = _naming_kongs(N_("kong_money_passed"), params)
     else:
         params.update(count=len(winners), part=part, remainder=remainder, first=first)
-        sentence = Sentence(N_("kong_money_passed.split"), params)
+        sentence = _naming_kongs(N_("kong_money_passed.split"), params)
     b.add(
         line,
         WonOnDiscard.TYPE,
