@@ -6,9 +6,9 @@ decoded by msgspec into structs generated from the attrs event classes (strict J
 unknown fields refused, and the constraints of the fields' validators — a non-empty string,
 one of the 34 tiles, tiles in compact notation, an integer in range — as msgspec constraints),
 and each struct becomes its attrs event as the class's ``__init__`` would make it, running the
-validators msgspec could not express and ``__attrs_post_init__``. Wherever the fast path cannot decide, or refuses, the strict
-codec reads the line, so errors, their wording and their line numbers are exactly the strict
-codec's.
+validators msgspec could not express and ``__attrs_post_init__``. Wherever the fast path
+cannot decide, or refuses, the strict codec reads the line, so errors, their wording and their
+line numbers are exactly the strict codec's.
 
 What msgspec alone would get wrong, and how it is covered:
 
