@@ -12,6 +12,8 @@ starts or ends — what replay, record and re-derive run.
 
 from __future__ import annotations
 
+from typing import Any
+
 from attrs import frozen
 
 from mjledger._replace import replacer
@@ -29,6 +31,7 @@ from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.rules.house import default_rules
 from mjledger.rules.protocol import HouseRules
 from mjledger.rules.registry import find_ruleset
+from mjledger.rules.state import HandView
 from mjledger.rules.table import Stakes
 
 
@@ -225,29 +228,34 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
 
 def rotate(state: MatchState, hand: HandState) -> MatchState:
     """Rotate the deal (rules.md, "End of hand and dealer" and Sichuan "Dealer")."""
-    dealer = hand.dealer_after()
+    changes = _rotation(state, hand)
+    return _replace_state(
+        state, hand=_replace_hand(hand, next_dealer=changes["next_dealer"]), **changes
+    )
+
+
+def _rotation(state: MatchState, hand: HandView) -> dict[str, Any]:
+    """What the end of ``hand`` changes in the match besides the hand itself (which gets the
+    ``next_dealer``): read off a frozen hand, or the hand fold's before it is frozen once."""
+    ruleset = find_ruleset(state.ruleset)
+    dealer = ruleset.dealer_after(hand)
     streak = hand.dealer_streak + 1 if dealer == hand.dealer else 0
     wind_index = state.wind_index
     over = False
-    if not state.stand_alone and find_ruleset(state.ruleset).round_ends(
-        hand, dealer, state.first_dealer
-    ):
+    if not state.stand_alone and ruleset.round_ends(hand, dealer, state.first_dealer):
         if wind_index == len(WINDS) - 1:
             over = True
         else:
             wind_index += 1
     if hand.stakes is not None and hand.stakes.bust and not state.stand_alone:
         over = True  # "the match ends with the hand in which anyone went bust"
-    next_dealer = None if over else dealer
-    return _replace_state(
-        state,
-        hand=_replace_hand(hand, next_dealer=next_dealer),
-        next_dealer=next_dealer,
-        next_streak=streak,
-        wind_index=wind_index,
-        over=over,
-        stakes=hand.stakes,
-    )
+    return {
+        "next_dealer": None if over else dealer,
+        "next_streak": streak,
+        "wind_index": wind_index,
+        "over": over,
+        "stakes": hand.stakes,
+    }
 
 
 class MatchFold:
@@ -276,8 +284,10 @@ class MatchFold:
         hand = self._hand
         if hand is not None and type(event) in HAND_EVENT_TYPES:  # the common case, first
             hand.apply(event, line)  # type: ignore[arg-type]
-            if hand.ended:
-                self._state = rotate(self._state, hand.freeze())
+            if hand.ended:  # rotate the deal, the hand frozen once, with its next dealer
+                changes = _rotation(self._state, hand)
+                hand.next_dealer = changes["next_dealer"]
+                self._state = _replace_state(self._state, hand=hand.freeze(), **changes)
                 self._hand = None
             return None
         if isinstance(event, HandStarted):
