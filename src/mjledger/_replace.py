@@ -11,7 +11,7 @@ class that is not frozen, a plain attribute store) gives equal objects in less t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import attrs
@@ -20,7 +20,14 @@ T = TypeVar("T")
 _KEEP: Any = object()  # the default of every parameter: keep the field's value
 
 
-def _compile(cls: type[Any], name: str, params: str, names: Sequence[str], value: str) -> Any:
+def _compile(
+    cls: type[Any],
+    name: str,
+    params: str,
+    names: Sequence[str],
+    value: str,
+    defaults: Mapping[str, Any] | None = None,
+) -> Any:
     """``def name(params)``: a new ``cls`` (its ``__init__`` not run) whose attribute ``n`` is
     ``value.format(n=n)`` for each of ``names``. A class that forbids ``setattr`` (frozen) is
     written through its slots' descriptors, bound once as default arguments."""
@@ -35,6 +42,7 @@ def _compile(cls: type[Any], name: str, params: str, names: Sequence[str], value
         f"    new = _new(cls)\n" + "\n".join(body) + "\n    return new\n"
     )
     namespace: dict[str, Any] = {"cls": cls, "_KEEP": _KEEP}
+    namespace.update((f"_default_{n}", v) for n, v in (defaults or {}).items())
     exec(source, namespace)
     return namespace[name]
 
@@ -53,6 +61,19 @@ def replacer(cls: type[T]) -> Callable[..., T]:
         cls, "replace", f"obj, *, {params}", names, "obj.{n} if {n} is _KEEP else {n}"
     )
     return replace
+
+
+def constructor(cls: type[T]) -> Callable[..., T]:
+    """``make(...)``: ``cls(...)`` (the same parameters, defaults included) without the attrs
+    ``__init__``, for the values the fold builds on every win and kong."""
+    fields = attrs.fields(cast(Any, cls))
+    names = _plain_fields(cls)
+    assert not hasattr(cls, "__attrs_post_init__"), cls
+    assert not any(isinstance(f.default, attrs.Factory) for f in fields), cls  # type: ignore[arg-type]
+    defaults = {f.name: f.default for f in fields if f.default is not attrs.NOTHING}
+    params = "".join(f"{n}=_default_{n}, " if n in defaults else f"{n}, " for n in names)
+    make: Callable[..., T] = _compile(cls, "make", params, names, "{n}", defaults)
+    return make
 
 
 def copier(cls: type[T], names: Sequence[str]) -> Callable[[Any], T]:

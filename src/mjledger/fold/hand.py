@@ -25,7 +25,7 @@ from typing import Any, Final, cast, get_args
 
 import attrs
 
-from mjledger._replace import copier, replacer
+from mjledger._replace import constructor, copier, replacer
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import (
     Discarded,
@@ -195,6 +195,11 @@ assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset", "_winners_leave", "stil
 )
 _thaw: Final[Callable[[HandState], HandFold]] = copier(HandFold, _FIELDS)
 _replace_run: Final = replacer(OpenWins)
+# The values every win and kong makes, built without running attrs' ``__init__``.
+_new_context: Final = constructor(WinContext)
+_new_transfer: Final = constructor(Transfer)
+_new_run: Final = constructor(OpenWins)
+_new_kong: Final = constructor(KongPayment)
 _freeze: Final[Callable[[HandFold], HandState]] = copier(HandState, _FIELDS)
 
 
@@ -297,7 +302,7 @@ def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
         kong_cannon = not robbing_kong and bool(hand.kong_runs[hand.players.index(discarder)])
         dealer_self_draw = False
     first_turn = event.first_turn
-    return WinContext(
+    return _new_context(
         winner=winner,
         discarder=discarder,
         self_drawn=self_drawn,
@@ -423,7 +428,7 @@ def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> Non
     i = hand.players.index(player)
     runs[i] = (*runs[i], len(kongs))
     paid = _pay(hand, transfers)
-    kong = KongPayment(player, event.kind, line, tuple([(t.payer, t.amount) for t in paid]), from_)
+    kong = _new_kong(player, event.kind, line, tuple([(t.payer, t.amount) for t in paid]), from_)
     hand.kongs = (*kongs, kong)
     hand.kong_runs = tuple(runs)
     hand.last_kong_by = event.player
@@ -470,7 +475,7 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
     if discarder is not None:
         run = hand.open_wins
         if run is None:
-            run = OpenWins(
+            run = _new_run(
                 discarder,
                 context.robbing_kong,
                 ((event.player, line),),
@@ -495,7 +500,7 @@ def _transfers(
     """A hook's payments as transfers, each with the event's reason unless it names its own."""
     return tuple(
         [
-            Transfer(p[0], payee, p[1], cast(Reason, p[2]) if len(p) == 3 else reason, line)
+            _new_transfer(p[0], payee, p[1], cast(Reason, p[2]) if len(p) == 3 else reason, line)
             for p in payments
         ]
     )

@@ -12,11 +12,12 @@ starts or ends — what replay, record and re-derive run.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from attrs import frozen
 
-from mjledger._replace import replacer
+from mjledger._replace import constructor, replacer
 from mjledger.errors import RuleError, UnknownRulesetError
 from mjledger.fold.hand import (
     HAND_EVENT_TYPES,
@@ -164,6 +165,7 @@ def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchSta
 
 _replace_state = replacer(MatchState)
 _replace_hand = replacer(HandState)
+_new_hand = constructor(HandState)  # a hand starts with every hand of a match
 
 
 def _with_hand(state: MatchState, hand: HandState) -> MatchState:
@@ -213,7 +215,7 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
             f"dealer {event.dealer!r} disagrees with the rotation, "
             f"which gives {state.next_dealer!r}"
         )
-    hand = HandState(
+    hand = _new_hand(
         ruleset=state.ruleset,
         rules=state.rules,
         players=state.players,
@@ -284,11 +286,8 @@ class MatchFold:
         hand = self._hand
         if hand is not None and type(event) in HAND_EVENT_TYPES:  # the common case, first
             hand.apply(event, line)  # type: ignore[arg-type]
-            if hand.ended:  # rotate the deal, the hand frozen once, with its next dealer
-                changes = _rotation(self._state, hand)
-                hand.next_dealer = changes["next_dealer"]
-                self._state = _replace_state(self._state, hand=hand.freeze(), **changes)
-                self._hand = None
+            if hand.ended:
+                self._end_hand(hand)
             return None
         if isinstance(event, HandStarted):
             before = self.state
@@ -301,6 +300,28 @@ class MatchFold:
             raise AssertionError("evolve accepted an event outside a hand")
         hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
         raise AssertionError("a hand accepted an event of no hand")
+
+    def settled_hands(self, events: Iterable[tuple[int | None, Event]]) -> Iterator[HandState]:
+        """:meth:`feed` over a stream of numbered events: each hand it answers, as the next one
+        starts. An event of the hand in play goes straight to the hand, without the call to
+        :meth:`feed` (there are a dozen and more of them to each hand)."""
+        for line, event in events:
+            hand = self._hand
+            if hand is not None and type(event) in HAND_EVENT_TYPES:
+                hand.apply(event, line)  # type: ignore[arg-type]
+                if hand.ended:
+                    self._end_hand(hand)
+                continue
+            settled = self.feed(event, line)
+            if settled is not None:
+                yield settled
+
+    def _end_hand(self, hand: HandFold) -> None:
+        """Rotate the deal, the hand frozen once, with its next dealer."""
+        changes = _rotation(self._state, hand)
+        hand.next_dealer = changes["next_dealer"]
+        self._state = _replace_state(self._state, hand=hand.freeze(), **changes)
+        self._hand = None
 
     @property
     def in_play(self) -> bool:
