@@ -12,7 +12,6 @@ starts or ends — what replay, record and re-derive run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from attrs import frozen
@@ -300,21 +299,6 @@ class MatchFold:
             raise AssertionError("evolve accepted an event outside a hand")
         hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
         raise AssertionError("a hand accepted an event of no hand")
-
-    def settled_hands(self, events: Iterable[tuple[int | None, Event]]) -> Iterator[HandState]:
-        """:meth:`feed` over a stream of numbered events: each hand it answers, as the next one
-        starts. An event of the hand in play goes straight to the hand, without the call to
-        :meth:`feed` (there are a dozen and more of them to each hand)."""
-        for line, event in events:
-            hand = self._hand
-            if hand is not None and type(event) in HAND_EVENT_TYPES:
-                hand.apply(event, line)  # type: ignore[arg-type]
-                if hand.ended:
-                    self._end_hand(hand)
-                continue
-            settled = self.feed(event, line)
-            if settled is not None:
-                yield settled
 
     def _end_hand(self, hand: HandFold) -> None:
         """Rotate the deal, the hand frozen once, with its next dealer."""
