@@ -317,7 +317,7 @@ def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
         fed_by=fed_by,
         seat_wind=seat_wind(hand.players, hand.dealer, winner),
         round_wind=hand.round_wind,
-        void_suit=hand.void_suit(winner),
+        void_suit=void_suit_of(hand.void_suits, winner),
     )
 
 
@@ -373,7 +373,7 @@ def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -
     if not hand._ruleset.void_suits:
         raise _refusal(event, line, f"{hand._ruleset.title} has no void suit")
     _in_play(hand, event.player, "player", event, line)
-    if hand.void_suit(event.player) is not None:
+    if void_suit_of(hand.void_suits, event.player) is not None:
         raise _refusal(event, line, f"{event.player!r} has already chosen a void suit this hand")
     hand.void_suits = (*hand.void_suits, (event.player, event.suit))
     hand.last_kong_by = None

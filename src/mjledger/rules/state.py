@@ -200,7 +200,7 @@ def still_in_of(
     """Who takes part in a hand now, given whether its rule set's winners leave it."""
     if not winners_leave:
         return players
-    return tuple(p for p in players if p not in winners)
+    return tuple([p for p in players if p not in winners])
 
 
 def void_suit_of(void_suits: tuple[tuple[str, str], ...], player: str) -> str | None:
