@@ -12,6 +12,7 @@ class that is not frozen, a plain attribute store) gives equal objects in less t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import MemberDescriptorType
 from typing import Any, TypeVar, cast
 
 import attrs
@@ -35,6 +36,7 @@ def _compile(
         setters = ""
         body = [f"    new.{n} = {value.format(n=n)}" for n in names]
     else:
+        assert all(isinstance(getattr(cls, n), MemberDescriptorType) for n in names), cls
         setters = "".join(f", _set_{n}=cls.{n}.__set__" for n in names)
         body = [f"    _set_{n}(new, {value.format(n=n)})" for n in names]
     source = (
