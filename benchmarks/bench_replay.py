@@ -9,7 +9,9 @@ since a Hong Kong match ends after the north round), then times in this one proc
 (b) ``mjledger.log.codec.parse_log`` — the strict path: json, cattrs, every line;
 (c) ``mjledger.log.reader.parse_events`` — the fast path (msgspec batches, strict fall back);
 (d) ``mjledger.replay()`` — (c) plus the folds that check every event and settle the money;
-(e) ``replay --json`` as the command runs it (streamed, orjson, collector paused), and as it
+(e) the fold alone: the hand stream of ``replay --json`` over events decoded beforehand (the
+    collector paused), the part of (d) and (f) that is neither decoding nor output;
+(f) ``replay --json`` as the command runs it (streamed, orjson, collector paused), and as it
     ran before (strict parse of the whole log, fold, ``json.dumps(indent=2)``); the two
     outputs are compared byte for byte before anything is timed.
 
@@ -51,9 +53,10 @@ from typing import BinaryIO, TypeVar
 
 from mjledger import replay
 from mjledger.fold.replay import replay_events
-from mjledger.fold.stream import replay_json_parts
+from mjledger.fold.stream import HandStream, replay_json_parts
 from mjledger.log.codec import parse_log
-from mjledger.log.reader import iter_log_file, parse_events
+from mjledger.log.events import Event
+from mjledger.log.reader import iter_log_file, parse_events, read_events
 
 T = TypeVar("T")
 PLAYERS = ("ana", "bo", "cy", "di")
@@ -304,9 +307,20 @@ def replay_json_now(data: bytes) -> bytes:
         gc.enable()
 
 
+def fold_only(events: list[tuple[int, Event]]) -> int:
+    """The folds over decoded events, as ``replay --json`` runs them (the collector paused):
+    the hands settled, nothing written."""
+    gc.disable()
+    try:
+        return sum(1 for _ in HandStream(events))
+    finally:
+        gc.enable()
+
+
 def measure(name: str, texts: list[str], repeat: int, before: bool = True) -> None:
     lines = list(nonblank(texts))
     blobs = [text.encode("utf-8") for text in texts]
+    decoded = [read_events(blob) for blob in blobs]
     events = len(lines)
     hands = sum(line.startswith('{"type": "hand_started"') for line in lines)
 
@@ -318,6 +332,7 @@ def measure(name: str, texts: list[str], repeat: int, before: bool = True) -> No
         ("codec.parse_log (strict)", lambda: each(parse_log, texts)),
         ("reader.parse_events (fast)", lambda: each(parse_events, texts)),
         ("replay() (library)", lambda: each(replay, texts)),
+        ("fold only (decoded events)", lambda: each(fold_only, decoded)),
         ("replay --json now", lambda: each(replay_json_now, blobs)),
     ]
     if before:

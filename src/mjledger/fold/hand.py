@@ -21,17 +21,18 @@ disputed hand reads step by step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, cast
+from typing import Any, Final, cast, get_args
 
 import attrs
 
-from mjledger._replace import copier
+from mjledger._replace import constructor, copier, replacer
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import (
     Discarded,
     Event,
     FalseWin,
     KongDeclared,
+    KongKind,
     SelfDrawn,
     VoidSuitChosen,
     WallExhausted,
@@ -52,6 +53,8 @@ from mjledger.rules.state import (
     Transfer,
     net_of,
     outcome_of,
+    still_in_of,
+    void_suit_of,
 )
 from mjledger.rules.table import FirstTurnFacts, Stakes, first_turn_problem
 from mjledger.rules.tiles import derive_win, seat_wind
@@ -89,6 +92,7 @@ class HandFold:
 
     __slots__ = (
         "_ruleset",
+        "_winners_leave",
         "dealer",
         "dealer_streak",
         "discarders",
@@ -109,12 +113,14 @@ class HandFold:
         "rules",
         "ruleset",
         "stakes",
+        "still_in",
         "transfers",
         "void_suits",
         "winners",
     )
 
     _ruleset: Ruleset
+    _winners_leave: bool
     ruleset: str
     rules: HouseRules
     players: tuple[str, ...]
@@ -138,12 +144,17 @@ class HandFold:
     next_dealer: str | None
     false_win_by: str | None
     stakes: Stakes | None
+    still_in: tuple[str, ...]
+    """Who takes part in the hand now (:attr:`HandState.still_in`), kept as winners are
+    recorded: every event checks its player against it, and payments read it."""
 
     @staticmethod
     def thaw(hand: HandState) -> HandFold:
         """A working copy of ``hand`` (``hand`` itself never changes)."""
         fold = _thaw(hand)
-        fold._ruleset = find_ruleset(hand.ruleset)
+        fold._ruleset = ruleset = find_ruleset(hand.ruleset)
+        fold._winners_leave = leave = ruleset.winners_leave(hand.rules)
+        fold.still_in = still_in_of(hand.players, hand.winners, leave)
         return fold
 
     def freeze(self) -> HandState:
@@ -171,22 +182,24 @@ class HandFold:
     def outcome(self) -> Outcome:
         return outcome_of(self)
 
-    @property
-    def still_in(self) -> tuple[str, ...]:
-        if not self._ruleset.winners_leave(self.rules):
-            return self.players
-        return tuple(p for p in self.players if p not in self.winners)
-
     def net(self) -> dict[str, int]:
         return net_of(self.players, self.transfers)
 
     def void_suit(self, player: str) -> str | None:
-        return dict(self.void_suits).get(player)
+        return void_suit_of(self.void_suits, player)
 
 
 _FIELDS: Final = tuple(f.name for f in attrs.fields(HandState))
-assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset"}, "HandFold holds HandState's fields"
+assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset", "_winners_leave", "still_in"}, (
+    "HandFold holds HandState's fields"
+)
 _thaw: Final[Callable[[HandState], HandFold]] = copier(HandFold, _FIELDS)
+_replace_run: Final = replacer(OpenWins)
+# The values every win and kong makes, built without running attrs' ``__init__``.
+_new_context: Final = constructor(WinContext)
+_new_transfer: Final = constructor(Transfer)
+_new_run: Final = constructor(OpenWins)
+_new_kong: Final = constructor(KongPayment)
 _freeze: Final[Callable[[HandFold], HandState]] = copier(HandState, _FIELDS)
 
 
@@ -244,16 +257,17 @@ def _pay(hand: HandFold, dues: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
 
 
 def _in_play(hand: HandFold, player: str, role: str, event: Event, line: int | None) -> None:
+    if player in hand.still_in:
+        return
     if player not in hand.players:
         raise _refusal(
             event, line, f"{role} {player!r} is not at the table ({', '.join(hand.players)})"
         )
-    if player in hand.winners and hand._ruleset.winners_leave(hand.rules):
-        raise _refusal(
-            event,
-            line,
-            f"{role} {player!r} has already won and takes no further part in the hand",
-        )
+    raise _refusal(
+        event,
+        line,
+        f"{role} {player!r} has already won and takes no further part in the hand",
+    )
 
 
 def _continues_wins(run: OpenWins, event: Event, line: int | None) -> bool:
@@ -275,29 +289,35 @@ def _continues_wins(run: OpenWins, event: Event, line: int | None) -> bool:
 
 def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
     """How the win happened, read off the hand so far (the log never says it outright)."""
-    self_drawn = isinstance(event, SelfDrawn)
-    discarder = None if isinstance(event, SelfDrawn) else event.from_
-    kong_bloom = self_drawn and hand.last_kong_by == event.player
-    # The replacement tile of the winner's exposed kong: that kong was the hand's last line.
-    fed_by = hand.kongs[-1].fed_by if kong_bloom else None
-    return WinContext(
-        winner=event.player,
+    winner = event.player
+    if isinstance(event, SelfDrawn):
+        self_drawn, discarder, kong_cannon, robbing_kong = True, None, False, False
+        kong_bloom = hand.last_kong_by == winner
+        # The replacement tile of the winner's exposed kong: that kong was the hand's last line.
+        fed_by = hand.kongs[-1].fed_by if kong_bloom else None
+        dealer_self_draw = winner == hand.dealer
+    else:
+        self_drawn, discarder, kong_bloom, fed_by = False, event.from_, False, None
+        robbing_kong = event.robbing_kong
+        kong_cannon = not robbing_kong and bool(hand.kong_runs[hand.players.index(discarder)])
+        dealer_self_draw = False
+    first_turn = event.first_turn
+    return _new_context(
+        winner=winner,
         discarder=discarder,
         self_drawn=self_drawn,
         kong_bloom=kong_bloom,
-        kong_cannon=isinstance(event, WonOnDiscard)
-        and not event.robbing_kong
-        and bool(hand.kong_runs[hand.players.index(event.from_)]),
-        robbing_kong=isinstance(event, WonOnDiscard) and event.robbing_kong,
+        kong_cannon=kong_cannon,
+        robbing_kong=robbing_kong,
         last_tile=event.last_tile,
         # Asserted by the log, never inferred from discards it leaves out (variants.md).
-        heavenly=event.first_turn and self_drawn and event.player == hand.dealer,
-        earthly=event.first_turn and not (self_drawn and event.player == hand.dealer),
+        heavenly=first_turn and dealer_self_draw,
+        earthly=first_turn and not dealer_self_draw,
         liable=event.liable,
         fed_by=fed_by,
-        seat_wind=seat_wind(hand.players, hand.dealer, event.player),
+        seat_wind=seat_wind(hand.players, hand.dealer, winner),
         round_wind=hand.round_wind,
-        void_suit=hand.void_suit(event.player),
+        void_suit=void_suit_of(hand.void_suits, winner),
     )
 
 
@@ -353,7 +373,7 @@ def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -
     if not hand._ruleset.void_suits:
         raise _refusal(event, line, f"{hand._ruleset.title} has no void suit")
     _in_play(hand, event.player, "player", event, line)
-    if hand.void_suit(event.player) is not None:
+    if void_suit_of(hand.void_suits, event.player) is not None:
         raise _refusal(event, line, f"{event.player!r} has already chosen a void suit this hand")
     hand.void_suits = (*hand.void_suits, (event.player, event.suit))
     hand.last_kong_by = None
@@ -377,41 +397,47 @@ def _reset_run(hand: HandFold, player: str) -> None:
 
 
 def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> None:
-    _in_play(hand, event.player, "player", event, line)
+    player, from_ = event.player, event.from_
+    _in_play(hand, player, "player", event, line)
     # Four kongs use all sixteen tiles of four kinds plus the pair: a fifth cannot be held
     # (and an unbounded run of kongs would make every later event slower). Every rule set.
-    if sum(1 for k in hand.kongs if k.player == event.player) >= MAX_KONGS:
+    kongs = hand.kongs
+    if len(kongs) >= MAX_KONGS and sum(k.player == player for k in kongs) >= MAX_KONGS:
         raise _refusal(
             event,
             line,
-            f"{event.player!r} has already declared {MAX_KONGS} kongs this hand; "
+            f"{player!r} has already declared {MAX_KONGS} kongs this hand; "
             f"a player declares at most {MAX_KONGS}",
         )
-    if event.from_ is not None:
-        _in_play(hand, event.from_, "from", event, line)
-        if event.from_ == event.player:
+    if from_ is not None:
+        _in_play(hand, from_, "from", event, line)
+        if from_ == player:
             raise _refusal(
                 event,
                 line,
                 "an exposed kong is claimed from another player's discard, not one's own",
             )
     payments = hand._ruleset.kong_payments(hand.rules, hand, event)
-    reason: Reason = f"kong_{event.kind}"  # type: ignore[assignment]
-    transfers = _transfers(payments, event.player, reason, line)
+    transfers = _transfers(payments, player, _KONG_REASONS[event.kind], line)
     # Every check has run: from here on the hand changes.
-    if event.from_ is not None:
-        _reset_run(hand, event.from_)
-        hand.discarders = hand.discarders | {event.from_}
+    if from_ is not None:
+        _reset_run(hand, from_)
+        if from_ not in hand.discarders:
+            hand.discarders = hand.discarders | {from_}
     runs = list(hand.kong_runs)
-    i = hand.players.index(event.player)
-    runs[i] = (*runs[i], len(hand.kongs))
+    i = hand.players.index(player)
+    runs[i] = (*runs[i], len(kongs))
     paid = _pay(hand, transfers)
-    kong = KongPayment(
-        event.player, event.kind, line, tuple((t.payer, t.amount) for t in paid), event.from_
-    )
-    hand.kongs = (*hand.kongs, kong)
+    kong = _new_kong(player, event.kind, line, tuple([(t.payer, t.amount) for t in paid]), from_)
+    hand.kongs = (*kongs, kong)
     hand.kong_runs = tuple(runs)
     hand.last_kong_by = event.player
+
+
+# Each kind of kong's transfer reason.
+_KONG_REASONS: Final[dict[str, Reason]] = {
+    kind: cast(Reason, f"kong_{kind}") for kind in get_args(KongKind)
+}
 
 
 def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> None:
@@ -449,7 +475,7 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
     if discarder is not None:
         run = hand.open_wins
         if run is None:
-            run = OpenWins(
+            run = _new_run(
                 discarder,
                 context.robbing_kong,
                 ((event.player, line),),
@@ -457,11 +483,12 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
                 discarders_before=hand.discarders,
             )
         else:
-            run = attrs.evolve(run, winners=(*run.winners, (event.player, line)))
+            run = _replace_run(run, winners=(*run.winners, (event.player, line)))
     _record_win(hand, event.player, discarder)
     if discarder is not None:
         hand.open_wins = run
-        hand.discarders = hand.discarders | {discarder}
+        if discarder not in hand.discarders:
+            hand.discarders = hand.discarders | {discarder}
     if ruleset.hand_ends_after_win(hand):
         close_open_wins(hand)
         hand.ended = True
@@ -472,8 +499,10 @@ def _transfers(
 ) -> tuple[Transfer, ...]:
     """A hook's payments as transfers, each with the event's reason unless it names its own."""
     return tuple(
-        Transfer(p[0], payee, p[1], cast(Reason, p[2]) if len(p) == 3 else reason, line)
-        for p in payments
+        [
+            _new_transfer(p[0], payee, p[1], cast(Reason, p[2]) if len(p) == 3 else reason, line)
+            for p in payments
+        ]
     )
 
 
@@ -507,6 +536,7 @@ def _record_win(hand: HandFold, winner: str, discarder: str | None) -> None:
         hand.first_winners = (*hand.first_winners, winner)
     if winner not in hand.winners:
         hand.winners = (*hand.winners, winner)
+        hand.still_in = still_in_of(hand.players, hand.winners, hand._winners_leave)
     hand.last_kong_by = None
 
 

@@ -12,9 +12,11 @@ starts or ends — what replay, record and re-derive run.
 
 from __future__ import annotations
 
+from typing import Any
+
 from attrs import frozen
 
-from mjledger._replace import replacer
+from mjledger._replace import constructor, replacer
 from mjledger.errors import RuleError, UnknownRulesetError
 from mjledger.fold.hand import (
     HAND_EVENT_TYPES,
@@ -29,6 +31,7 @@ from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.rules.house import default_rules
 from mjledger.rules.protocol import HouseRules
 from mjledger.rules.registry import find_ruleset
+from mjledger.rules.state import HandView
 from mjledger.rules.table import Stakes
 
 
@@ -161,6 +164,7 @@ def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchSta
 
 _replace_state = replacer(MatchState)
 _replace_hand = replacer(HandState)
+_new_hand = constructor(HandState)  # a hand starts with every hand of a match
 
 
 def _with_hand(state: MatchState, hand: HandState) -> MatchState:
@@ -210,7 +214,7 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
             f"dealer {event.dealer!r} disagrees with the rotation, "
             f"which gives {state.next_dealer!r}"
         )
-    hand = HandState(
+    hand = _new_hand(
         ruleset=state.ruleset,
         rules=state.rules,
         players=state.players,
@@ -225,29 +229,34 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
 
 def rotate(state: MatchState, hand: HandState) -> MatchState:
     """Rotate the deal (rules.md, "End of hand and dealer" and Sichuan "Dealer")."""
-    dealer = hand.dealer_after()
+    changes = _rotation(state, hand)
+    return _replace_state(
+        state, hand=_replace_hand(hand, next_dealer=changes["next_dealer"]), **changes
+    )
+
+
+def _rotation(state: MatchState, hand: HandView) -> dict[str, Any]:
+    """What the end of ``hand`` changes in the match besides the hand itself (which gets the
+    ``next_dealer``): read off a frozen hand, or the hand fold's before it is frozen once."""
+    ruleset = find_ruleset(state.ruleset)
+    dealer = ruleset.dealer_after(hand)
     streak = hand.dealer_streak + 1 if dealer == hand.dealer else 0
     wind_index = state.wind_index
     over = False
-    if not state.stand_alone and find_ruleset(state.ruleset).round_ends(
-        hand, dealer, state.first_dealer
-    ):
+    if not state.stand_alone and ruleset.round_ends(hand, dealer, state.first_dealer):
         if wind_index == len(WINDS) - 1:
             over = True
         else:
             wind_index += 1
     if hand.stakes is not None and hand.stakes.bust and not state.stand_alone:
         over = True  # "the match ends with the hand in which anyone went bust"
-    next_dealer = None if over else dealer
-    return _replace_state(
-        state,
-        hand=_replace_hand(hand, next_dealer=next_dealer),
-        next_dealer=next_dealer,
-        next_streak=streak,
-        wind_index=wind_index,
-        over=over,
-        stakes=hand.stakes,
-    )
+    return {
+        "next_dealer": None if over else dealer,
+        "next_streak": streak,
+        "wind_index": wind_index,
+        "over": over,
+        "stakes": hand.stakes,
+    }
 
 
 class MatchFold:
@@ -277,8 +286,7 @@ class MatchFold:
         if hand is not None and type(event) in HAND_EVENT_TYPES:  # the common case, first
             hand.apply(event, line)  # type: ignore[arg-type]
             if hand.ended:
-                self._state = rotate(self._state, hand.freeze())
-                self._hand = None
+                self._end_hand(hand)
             return None
         if isinstance(event, HandStarted):
             before = self.state
@@ -291,6 +299,13 @@ class MatchFold:
             raise AssertionError("evolve accepted an event outside a hand")
         hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
         raise AssertionError("a hand accepted an event of no hand")
+
+    def _end_hand(self, hand: HandFold) -> None:
+        """Rotate the deal, the hand frozen once, with its next dealer."""
+        changes = _rotation(self._state, hand)
+        hand.next_dealer = changes["next_dealer"]
+        self._state = _replace_state(self._state, hand=hand.freeze(), **changes)
+        self._hand = None
 
     @property
     def in_play(self) -> bool:

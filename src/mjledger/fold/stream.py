@@ -58,7 +58,7 @@ class HandFolder:
             self.totals = dict.fromkeys(self.fold.state.players, 0)
             return None
         settled = fold.feed(event, line)
-        return None if settled is None else self._settled(settled)
+        return None if settled is None else self.settled(settled)
 
     def close(self) -> HandState | None:
         """Settle the end of the log (an open run of wins closes); the last hand, if any."""
@@ -66,9 +66,10 @@ class HandFolder:
             raise FormatError("the log is empty", line=1)
         self.fold.finish()
         hand = self.fold.state.hand
-        return None if hand is None else self._settled(hand)
+        return None if hand is None else self.settled(hand)
 
-    def _settled(self, hand: HandState) -> HandState:
+    def settled(self, hand: HandState) -> HandState:
+        """``hand``, settled: its transfers added to the totals (the fold answered it)."""
         totals = self.totals
         for t in hand.transfers:
             totals[t.payer] -= t.amount
@@ -96,16 +97,21 @@ class HandStream:
 
     def __iter__(self) -> Iterator[HandState]:
         events = iter(self._events)
-        feed = self.folder.feed
-        for line, event in events:
-            try:
-                settled = feed(line, event)
-            except MjledgerError:
-                for _ in events:  # a line the codec refuses further down comes first
-                    pass
-                raise
-            if settled is not None:
-                yield settled
+        folder = self.folder
+        try:
+            for line, event in events:  # the first event starts the match ...
+                folder.feed(line, event)
+                break
+            if folder.fold is not None:
+                feed = folder.fold.feed  # ... and every later one goes straight to its fold
+                for line, event in events:
+                    settled = feed(event, line)
+                    if settled is not None:
+                        yield folder.settled(settled)
+        except MjledgerError:
+            for _ in events:  # a line the codec refuses further down comes first
+                pass
+            raise
         last = self.folder.close()
         if last is not None:
             yield last

@@ -113,14 +113,15 @@ class HandState:
     def still_in(self) -> tuple[str, ...]:
         """Who takes part in the hand now: everyone but the winners, unless the rule set keeps
         winners in (Sichuan blood flow)."""
-        return still_in_of(self)
+        leave = find_ruleset(self.ruleset).winners_leave(self.rules)
+        return still_in_of(self.players, self.winners, leave)
 
     def net(self) -> dict[str, int]:
         """Each player's balance for this hand; sums to zero because it is built from transfers."""
         return net_of(self.players, self.transfers)
 
     def void_suit(self, player: str) -> str | None:
-        return dict(self.void_suits).get(player)
+        return void_suit_of(self.void_suits, player)
 
     def dealer_after(self) -> str:
         """Who deals next by the hand's own rule, ignoring the end of a match."""
@@ -193,10 +194,22 @@ def outcome_of(hand: HandView) -> Outcome:
     return "won" if hand.winners else "void"
 
 
-def still_in_of(hand: HandView) -> tuple[str, ...]:
-    if not find_ruleset(hand.ruleset).winners_leave(hand.rules):
-        return hand.players
-    return tuple(p for p in hand.players if p not in hand.winners)
+def still_in_of(
+    players: tuple[str, ...], winners: tuple[str, ...], winners_leave: bool
+) -> tuple[str, ...]:
+    """Who takes part in a hand now, given whether its rule set's winners leave it."""
+    if not winners_leave:
+        return players
+    return tuple([p for p in players if p not in winners])
+
+
+def void_suit_of(void_suits: tuple[tuple[str, str], ...], player: str) -> str | None:
+    """``player``'s void suit, if chosen (the last choice, as a dictionary of the pairs would
+    keep): a search of at most four pairs, cheaper than building that dictionary per win."""
+    for chooser, suit in reversed(void_suits):
+        if chooser == player:
+            return suit
+    return None
 
 
 def net_of(players: Iterable[str], transfers: Iterable[Transfer]) -> dict[str, int]:

@@ -84,7 +84,7 @@ class Sichuan:
             # 点杠花放炮 (variants.md): "only the player who fed that kong pays, what one payer
             # of that self-draw would pay".
             return ((context.fed_by, amount),)
-        return tuple((p, amount) for p in hand.still_in if p != context.winner)
+        return tuple([(p, amount) for p in hand.still_in if p != context.winner])
 
     def hand_ends_after_win(self, hand: HandView) -> bool:
         # Blood battle: play goes on until three players have won; the last cannot win alone.
@@ -104,11 +104,11 @@ class Sichuan:
         if event.from_ is not None and rules.exposed_kong_pays == "everyone":
             # variants.md: "1 × base from every player still in" but the konger, "the
             # discarder too".
-            return tuple((p, rules.base) for p in hand.still_in if p != event.player)
+            return tuple([(p, rules.base) for p in hand.still_in if p != event.player])
         amount = scoring.sichuan_kong_amount(rules, event.kind)
         if event.from_ is not None:
             return ((event.from_, amount),)
-        return tuple((p, amount) for p in hand.still_in if p != event.player)
+        return tuple([(p, amount) for p in hand.still_in if p != event.player])
 
     def kong_money_passing(
         self, rules: SichuanRules, hand: HandView, run: OpenWins, kongs: tuple[int, ...]

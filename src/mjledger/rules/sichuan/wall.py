@@ -5,6 +5,8 @@ and the transfers that follow: flower pig, not ready, kong refund, in that order
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
+from typing import Final
 
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import PlayerAtWallEnd, WallExhausted
@@ -23,14 +25,14 @@ def settle_wall(
     if event.remaining is None:
         raise RuleError("a Sichuan wall_exhausted needs 'remaining' for every player still in")
     still_in = hand.still_in
-    listed = set(event.remaining)
-    missing = [p for p in still_in if p not in listed]
-    extra = sorted(listed - set(still_in))
-    if extra:
-        who = extra[0]
-        why = "has already won" if who in hand.players else "is not at the table"
-        raise RuleError(f"'remaining' names {who!r}, who {why}")
-    if missing:
+    listed = event.remaining.keys()
+    if listed != set(still_in):
+        missing = [p for p in still_in if p not in listed]
+        extra = sorted(listed - set(still_in))
+        if extra:
+            who = extra[0]
+            why = "has already won" if who in hand.players else "is not at the table"
+            raise RuleError(f"'remaining' names {who!r}, who {why}")
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
     return wall_transfers(rules, hand, wall_states(rules, hand, event), line)
 
@@ -48,11 +50,21 @@ def wall_states(rules: SichuanRules, hand: HandView, event: WallExhausted) -> di
 
 def _asserted(claim: PlayerAtWallEnd) -> WallFacts:
     if claim.flower_pig:
-        return WallFacts(flower_pig=True, ready=False)
+        return _FLOWER_PIG
     if claim.ready:
         assert claim.best_fan is not None
-        return WallFacts(flower_pig=False, ready=True, best_fan=claim.best_fan)
-    return WallFacts(flower_pig=False, ready=False)
+        return _ready(claim.best_fan)
+    return _NOT_READY
+
+
+# Asserted facts are values: one of each, shared by every wall that asserts it.
+_FLOWER_PIG: Final = WallFacts(flower_pig=True, ready=False)
+_NOT_READY: Final = WallFacts(flower_pig=False, ready=False)
+
+
+@cache
+def _ready(best_fan: int) -> WallFacts:
+    return WallFacts(flower_pig=False, ready=True, best_fan=best_fan)
 
 
 def derive_wall(
@@ -82,7 +94,8 @@ def derive_wall(
         except TileError as exc:
             raise TileError(f"remaining player {player!r}: {exc}") from None
         facts[player] = WallFacts(status.flower_pig, status.ready, status.best_fan or 0)
-    check_no_fifth_copy(shown)
+    if shown:
+        check_no_fifth_copy(shown)
     return facts
 
 
@@ -96,12 +109,15 @@ def wall_transfers(
     # variants.md, pig_pays: every non-pig at the table, or only the non-pigs still in.
     pig_payees = hand.still_in if rules.pig_pays == "still_in" else hand.players
     for pig in pigs:
-        out.extend(
+        out += [
             Transfer(pig, other, pig_amount, "flower_pig", line)
             for other in pig_payees
             if other not in pigs
-        )
-    ready = [p for p, s in states.items() if s.ready]
+        ]
+    # What each ready player collects from each player not ready.
+    ready = {
+        p: scoring.sichuan_not_ready_amount(rules, s.best_fan) for p, s in states.items() if s.ready
+    }
     not_ready = [p for p, s in states.items() if not s.ready]
     # variants.md, not_ready_includes_pigs: false "takes pigs out of the not-ready payments
     # only; pigs still refund".
@@ -109,25 +125,18 @@ def wall_transfers(
         not_ready if rules.not_ready_includes_pigs else [p for p in not_ready if p not in pigs]
     )
     for payer in not_ready_payers:
-        out.extend(
-            Transfer(
-                payer,
-                payee,
-                scoring.sichuan_not_ready_amount(rules, states[payee].best_fan),
-                "not_ready",
-                line,
-            )
-            for payee in ready
-        )
-    for payer in not_ready:
+        out += [
+            Transfer(payer, payee, amount, "not_ready", line) for payee, amount in ready.items()
+        ]
+    for payer in not_ready if hand.kongs else ():
         for k, kong in enumerate(hand.kongs):
             if kong.player != payer or k in hand.passed:
                 continue
-            out.extend(
+            out += [
                 Transfer(payer, original, amount, "kong_refund", line)
                 for original, amount in kong.payments
                 # variants.md, refund_to_winners: false "skips a payer who has won at any point
                 # of the hand".
                 if rules.refund_to_winners or original not in hand.winners
-            )
+            ]
     return tuple(out)
