@@ -19,6 +19,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -46,6 +47,7 @@ from mjledger.store.corrections import correction_log, settle_corrected
 from mjledger.store.corrections import export_events as corrected_export
 from mjledger.store.events import MatchOpened, RulesChanged, TableOpened
 from mjledger.store.files import read_only_uri
+from mjledger.store.head import HeadRecorder
 from mjledger.store.importer import (
     HAND_CLOSED,
     HAND_STARTED,
@@ -396,17 +398,34 @@ class Ledger(Application[uuid.UUID]):
     def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
         self._insert([self.mapper.to_stored_event(r) for r in records], exists)
 
-    def _insert(self, rows: Sequence[StoredEvent], exists: str | None = None) -> None:
+    def _insert(
+        self,
+        rows: Sequence[StoredEvent],
+        exists: str | None = None,
+        insert: Callable[[Sequence[StoredEvent]], object] | None = None,
+    ) -> None:
+        """Insert ``rows`` in one transaction (through ``insert``, a :meth:`_writer`'s, when
+        given), a lost race a :class:`ConcurrencyError`."""
         try:
             # The recorder directly: Application.save would only add a runtime protocol check
             # per event and notification hooks this application does not use.
-            self.recorder.insert_events(rows)
+            (insert or self.recorder.insert_events)(rows)
         except IntegrityError:
             if exists is not None and rows[0].originator_version == 1:
                 raise StoreError(f"{exists} already exists in {self.location}") from None
             raise ConcurrencyError(
                 "another writer appended to the same stream first: reload and retry"
             ) from None
+
+    @contextmanager
+    def _writer(self) -> Iterator[Callable[[Sequence[StoredEvent]], object]]:
+        """What inserts a long run of transactions: on SQLite, the recorder's writer (one
+        connection for them all, :meth:`HeadRecorder.writer`), else the recorder itself."""
+        if isinstance(self.recorder, HeadRecorder):
+            with self.recorder.writer() as insert:
+                yield insert
+        else:
+            yield self.recorder.insert_events
 
     # --- reading results ----------------------------------------------------------------------
 
@@ -637,14 +656,15 @@ class Ledger(Application[uuid.UUID]):
             )
         )
         done = 0
-        for rows in batches:
-            if not rows:
-                continue
-            self._insert(rows)
-            written.add(r.topic for r in rows)
-            done += 1
-            if progress is not None:
-                progress(done, total)
+        with self._writer() as insert:
+            for rows in batches:
+                if not rows:
+                    continue
+                self._insert(rows, insert=insert)
+                written.add(r.topic for r in rows)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
 
     # --- projections --------------------------------------------------------------------------
 

@@ -17,12 +17,19 @@ With a signer, the recorder also signs each ``hand_closed`` row's digest (stored
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Final
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from eventsourcing.persistence import InterfaceError, StoredEvent
+from eventsourcing.sqlite import (
+    SQLITE3_DEFAULT_LOCK_TIMEOUT,
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteCursor,
+)
 
 from mjledger.errors import StoreError
 from mjledger.store.events import HandClosed, HandCorrected, HandVoided
@@ -36,6 +43,14 @@ CREATE_HEAD: Final = (
     "rows INTEGER NOT NULL, notification INTEGER NOT NULL, digest TEXT NOT NULL, signature TEXT)"
 )
 SELECT_HEAD: Final = f"SELECT rows, notification, digest, signature FROM {HEAD_TABLE} WHERE id = 1"
+# The head and, on SQLite, the rowid of the connection's last insert (the newest row's id).
+SELECT_HEAD_AND_LAST: Final = SELECT_HEAD.replace(
+    "signature FROM", "signature, last_insert_rowid() FROM", 1
+)
+# A row as the events table holds it: stream id in hex, version, topic, state.
+TableRow = tuple[str, int, str, bytes]
+# Statements a writer's own connection keeps compiled (a transaction runs five).
+_STATEMENTS_KEPT: Final = 16
 HEAD_ROW_MISSING: Final = (
     "the store's head row is missing (ledger_head): nothing recorded; "
     "audit the store (mjledger audit)"
@@ -75,9 +90,31 @@ def next_head(
 ) -> tuple[int, str, str | None]:
     """The head row after inserting ``stored_events`` (in order) after a head of ``rows`` rows
     and ``digest``: rows, digest and (with a signer) signature. Both backends' recorders."""
+    return _moved(rows, digest, table_rows(stored_events), signer)
+
+
+def table_rows(stored_events: Sequence[StoredEvent]) -> list[TableRow]:
+    """The rows as the events table holds them. A transaction's rows come a stream at a time,
+    so each stream id is spelled in hex once (``UUID.hex`` is Python code, and a hand's rows
+    would each pay for it)."""
+    out: list[TableRow] = []
+    stream: UUID | str | None = None
+    spelled = ""
     for s in stored_events:
-        digest = head_step(digest, _hex(s.originator_id), s.originator_version, s.topic, s.state)
-    rows += len(stored_events)
+        if s.originator_id is not stream:
+            stream = s.originator_id
+            spelled = _hex(stream)
+        out.append((spelled, s.originator_version, s.topic, s.state))
+    return out
+
+
+def _moved(
+    rows: int, digest: str, added: Sequence[TableRow], signer: Signer | None
+) -> tuple[int, str, str | None]:
+    """:func:`next_head` over rows already in the table's form."""
+    for stream, version, topic, state in added:
+        digest = head_step(digest, stream, version, topic, state)
+    rows += len(added)
     signature = signer.sign(head_message(rows, digest)) if signer is not None else None
     return rows, digest, signature
 
@@ -109,24 +146,63 @@ class HeadRecorder(SQLiteApplicationRecorder):
                 (rows, last, digest, signature),
             )
 
+    @contextmanager
+    def writer(self) -> Iterator[Callable[[Sequence[StoredEvent]], Sequence[int] | None]]:
+        """Insert many transactions in a row (a long log, a hand each): ``insert(rows)``
+        commits one, exactly as :meth:`insert_events` does, through one connection kept for
+        them all. eventsourcing's pooled connections keep one compiled statement, so each of
+        a transaction's five statements was compiled again every time, and every transaction
+        took a connection from the pool and put it back. An in-memory database has no second
+        connection: there, ``insert`` is :meth:`insert_events`."""
+        pool = self.datastore.pool
+        if pool.is_sqlite_memory_mode:
+            yield self.insert_events
+            return
+        try:
+            own = sqlite3.connect(
+                pool.db_name,
+                uri=True,
+                isolation_level=None,  # transactions begun and committed explicitly
+                cached_statements=_STATEMENTS_KEPT,
+                timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT,
+            )
+        except sqlite3.Error as error:  # as eventsourcing's pool words it
+            raise InterfaceError(error) from error
+        connection = SQLiteConnection(own, max_age=None)
+
+        def insert(stored_events: Sequence[StoredEvent]) -> Sequence[int] | None:
+            with connection.transaction(commit=True) as c:
+                return self._insert_events(c, stored_events)
+
+        try:
+            yield insert
+        finally:
+            connection.close()
+
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
+        """One ``executemany`` for the transaction's rows (eventsourcing's SQLite recorder
+        runs a statement per row, to collect each row's id), then the head moved over them."""
         signer = self.signer
-        stored_events = signed_events(stored_events, signer)
-        ids = super()._insert_events(c, stored_events, **kwargs)
-        # The inserts above hold the write lock, so the head read here is the latest one.
-        c.execute(SELECT_HEAD)
+        added = table_rows(signed_events(stored_events, signer))
+        c.executemany(self.insert_events_statement, added)
+        # The inserts above hold the write lock, so the head read here is the latest one; the
+        # last rowid is that of the last row inserted on this connection.
+        c.execute(SELECT_HEAD_AND_LAST)
         head = c.fetchone()
         if head is None:
             raise StoreError(HEAD_ROW_MISSING)
-        rows, digest, signature = next_head(head[0], head[2], stored_events, signer)
+        rows, digest, signature = _moved(head[0], head[2], added, signer)
+        last = head[4] if added else head[1]
         c.execute(
             f"UPDATE {HEAD_TABLE} SET rows = ?, notification = ?, digest = ?, signature = ? "
             "WHERE id = 1",
-            (rows, ids[-1] if ids else head[1], digest, signature),
+            (rows, last, digest, signature),
         )
-        return ids
+        # SQLite numbers new rows one past the largest rowid, and the write lock held since
+        # the first insert keeps them consecutive: these are the rows' notification ids.
+        return list(range(last - len(added) + 1, last + 1))
 
 
 def _signed(stored: StoredEvent, signer: Signer) -> StoredEvent:
