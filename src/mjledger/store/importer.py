@@ -34,7 +34,7 @@ from mjledger.store.records import (
     GENESIS,
     TOPICS,
     Recorded,
-    canonical,
+    canonical_bytes,
     now,
     seal,
     sealed_row,
@@ -120,10 +120,11 @@ def new_match_id() -> str:
 
 
 # A checked hand as it will be stored, on the spool: its number, its stand-alone start and its
-# closing in stored form, and its events as (topic, canonical JSON of the stored form). What is
+# closing in stored form, and its events as (topic, canonical JSON of the stored form, UTF-8).
+# What is
 # the same for every hand (the house rules) or known only at the end of the log (a match id
 # derived from the content, hence every digest) is filled in as the hand is written.
-SpooledHand = tuple[int, dict[str, Any], list[tuple[str, str]], dict[str, Any] | None]
+SpooledHand = tuple[int, dict[str, Any], list[tuple[str, bytes]], dict[str, Any] | None]
 # Small logs stay in memory; a long one goes to a temporary file past this many bytes.
 SPOOL_MEMORY: Final = 8 << 20
 
@@ -186,24 +187,26 @@ class CheckedLog:
         match_id = self.match
         m_stream = match_stream(match_id)
         m_record = seal(m_stream, 1, self.first, GENESIS, stamp)
-        m_version, m_digest = 1, m_record.digest
         assert m_record.row is not None
-        yield [StoredEvent(m_stream, 1, MATCH_STARTED, m_record.row.encode("utf-8"))]
+        yield [StoredEvent(m_stream, 1, MATCH_STARTED, m_record.row)]
+        # Digests stay bytes (ASCII hex) from row to row: one hash and one join a row.
+        m_version, m_digest = 1, m_record.digest.encode("ascii")
+        recorded_at = stamp.encode("ascii")
         rules = rules_to_json(self.first.rules)
         for number, opening, events, closing in self.spool:
             h_stream = hand_stream(match_id, number)
             opening["match"] = match_id
             opening["rules"] = rules
-            h_digest, row = sealed_row(m_digest, canonical(opening), stamp)
-            batch = [StoredEvent(h_stream, 1, HAND_STARTED, row.encode("utf-8"))]
+            h_digest, row = sealed_row(m_digest, canonical_bytes(opening), recorded_at)
+            batch = [StoredEvent(h_stream, 1, HAND_STARTED, row)]
             for version, (topic, text) in enumerate(events, 2):
-                h_digest, row = sealed_row(h_digest, text, stamp)
-                batch.append(StoredEvent(h_stream, version, topic, row.encode("utf-8")))
+                h_digest, row = sealed_row(h_digest, text, recorded_at)
+                batch.append(StoredEvent(h_stream, version, topic, row))
             if closing is not None:
-                closing["hand_digest"] = h_digest
+                closing["hand_digest"] = h_digest.decode("ascii")
                 m_version += 1
-                m_digest, row = sealed_row(m_digest, canonical(closing), stamp)
-                batch.append(StoredEvent(m_stream, m_version, HAND_CLOSED, row.encode("utf-8")))
+                m_digest, row = sealed_row(m_digest, canonical_bytes(closing), recorded_at)
+                batch.append(StoredEvent(m_stream, m_version, HAND_CLOSED, row))
             yield batch
 
 
@@ -250,7 +253,7 @@ def check_events(source: EventSource) -> CheckedLog:
         fold = MatchFold(start(first, first_line))
         hands, events = 0, 1
         hand: SpooledHand | None = None
-        stored: list[tuple[str, str]] = []
+        stored: list[tuple[str, bytes]] = []
         for line, event in numbered:
             fold.feed(event, line)
             events += 1
@@ -268,7 +271,7 @@ def check_events(source: EventSource) -> CheckedLog:
                 opening = stored_form(stand_alone_start(state, state.hand, rules=False))
                 hand = (state.hand.number, opening, stored, None)
                 continue
-            stored.append((TOPICS[type(event)], canonical(stored_form(event))))
+            stored.append((TOPICS[type(event)], canonical_bytes(stored_form(event))))
             if not fold.in_play:  # this event ended the hand: the fold has rotated the deal
                 assert hand is not None
                 state = fold.state

@@ -57,9 +57,9 @@ class Recorded:
     event: Any
     digest: str
     recorded_at: str
-    # The row's JSON, when this envelope was sealed here (it is built together with the
-    # digest, so an event is serialised once on its way to the database).
-    row: str | None = field(default=None, eq=False, repr=False)
+    # The row's state (its JSON), when this envelope was sealed here (it is built together
+    # with the digest, so an event is serialised once on its way to the database).
+    row: bytes | None = field(default=None, eq=False, repr=False)
 
     @property
     def timestamp(self) -> datetime:
@@ -82,12 +82,25 @@ def canonical(data: dict[str, Any]) -> str:
     try:
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode("utf-8")
     except TypeError:
-        return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return _canonical_json(data)
+
+
+def canonical_bytes(data: dict[str, Any]) -> bytes:
+    """:func:`canonical` in UTF-8, what digests and rows are made of (without decoding
+    orjson's bytes only to encode them again)."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return _canonical_json(data).encode("utf-8")
+
+
+def _canonical_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def chain(previous: str, stored: dict[str, Any]) -> str:
     """The next digest of a stream after ``previous``, for an event in its stored form."""
-    return hashlib.sha256((previous + canonical(stored)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(previous.encode("utf-8") + canonical_bytes(stored)).hexdigest()
 
 
 def seal(
@@ -95,16 +108,19 @@ def seal(
 ) -> Recorded:
     """The envelope of ``event`` at ``version`` of ``stream``, chained onto ``previous``."""
     recorded_at = recorded_at or now()
-    digest, row = sealed_row(previous, canonical(stored_form(event)), recorded_at)
-    return Recorded(stream, version, event, digest, recorded_at, row)
+    digest, row = sealed_row(
+        previous.encode("utf-8"), canonical_bytes(stored_form(event)), recorded_at.encode("utf-8")
+    )
+    return Recorded(stream, version, event, digest.decode("ascii"), recorded_at, row)
 
 
-def sealed_row(previous: str, text: str, recorded_at: str) -> tuple[str, str]:
-    """The digest after ``previous`` and the row's JSON of an event whose stored form, in
-    canonical JSON, is ``text``."""
-    digest = hashlib.sha256((previous + text).encode("utf-8")).hexdigest()
+def sealed_row(previous: bytes, text: bytes, recorded_at: bytes) -> tuple[bytes, bytes]:
+    """The digest after ``previous`` and the row's state of an event whose stored form, in
+    canonical JSON, is ``text``. In bytes (a digest is ASCII hex), so that recording a log
+    chains its rows without encoding or decoding a string per row."""
+    digest = hashlib.sha256(previous + text).hexdigest().encode("ascii")
     # The stored object is never empty (it has a "type"), so the metadata joins it as keys.
-    return digest, f'{text[:-1]},"recorded_at":"{recorded_at}","digest":"{digest}"}}'
+    return digest, b'%s,"recorded_at":"%s","digest":"%s"}' % (text[:-1], recorded_at, digest)
 
 
 def now() -> str:
@@ -160,12 +176,12 @@ class RecordMapper(Mapper[UUID]):
             data = stored_form(record.event)
             data["recorded_at"] = record.recorded_at
             data["digest"] = record.digest
-            row = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            row = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return StoredEvent(
             originator_id=record.originator_id,
             originator_version=record.originator_version,
             topic=topic_of(type(record.event)),
-            state=row.encode("utf-8"),
+            state=row,
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
