@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import gc
+import sqlite3
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -24,8 +26,11 @@ from mjledger.errors import MjledgerError
 from mjledger.fold.replay import hand_to_json
 from mjledger.ledger import Ledger
 from mjledger.store import importer
+from mjledger.store.audit import audit
+from mjledger.store.head import HeadRecorder, stored_events
 from mjledger.store.importer import check_log
 from mjledger.store.records import TOPICS, RecordMapper, row_decoder
+from mjledger.store.signing import keygen, load_verifier
 
 from ..store_logs import sichuan_match
 from ..strategies import legal_logs, log_text
@@ -52,7 +57,7 @@ def spooled_and_sealed(text: str) -> tuple[list[Row], list[Row]]:
     event by event, both stamped at the same moment."""
     with mock.patch.object(importer, "now", return_value="2026-01-01T00:00:00.000000+00:00"):
         checked = check_log(text)
-        spooled = [as_rows(batch) for batch in checked.rows()]
+        spooled = list(checked.rows())
         mapper = RecordMapper()
         sealed = [as_rows(map(mapper.to_stored_event, b)) for b, _ in checked.batches()]
     return [r for batch in spooled for r in batch], [r for batch in sealed for r in batch]
@@ -69,8 +74,8 @@ def test_spooled_rows_are_the_sealed_rows_byte_for_byte(lines: list[Line], named
 @given(match_logs)
 def test_the_spool_is_read_again_identically(lines: list[Line]) -> None:
     checked = check_log(log_text(lines))
-    first = [as_rows(b)[1:] for b in checked.rows()]  # recorded_at differs between reads
-    again = [as_rows(b)[1:] for b in checked.rows()]
+    first = [b[1:] for b in checked.rows()]  # recorded_at differs between reads
+    again = [b[1:] for b in checked.rows()]
     assert [[r[:3] for r in b] for b in first] == [[r[:3] for r in b] for b in again]
     assert checked.spool.hands == sum(1 for line in lines if line["type"] == "hand_started")
 
@@ -102,6 +107,40 @@ def test_a_long_log_spools_to_a_file_and_records_as_sealed() -> None:
         }
     finally:
         ledger.close()
+
+
+def table_and_head(path: Path) -> tuple[list[Any], list[Any]]:
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute("SELECT rowid, * FROM stored_events ORDER BY rowid").fetchall()
+        return rows, db.execute("SELECT * FROM ledger_head").fetchall()
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_the_writer_stores_what_the_recorder_stores(tmp_path: Path, signed: bool) -> None:
+    """Recording a log on SQLite goes through the recorder's writer (one connection of its
+    own for every hand): the rows, their ids, the head and the signatures are those of
+    inserting each hand through eventsourcing's pooled connections, and the store audits
+    clean. Each insert gives the ids of the rows it inserted."""
+    key, public = keygen(tmp_path / "signing.pem") if signed else (None, None)
+    text = sichuan_match(12, seed=5)
+    with mock.patch.object(importer, "now", return_value="2026-01-01T00:00:00.000000+00:00"):
+        ledger = Ledger(tmp_path / "writer.sqlite", signing_key=key)
+        ledger.record_checked(check_log(text))
+        ledger.close()
+        ledger = Ledger(tmp_path / "pool.sqlite", signing_key=key)
+        recorder = ledger.recorder
+        assert isinstance(recorder, HeadRecorder)
+        ids = [recorder.insert_events(stored_events(rows)) for rows in check_log(text).rows()]
+        ledger.close()
+    rows, head = table_and_head(tmp_path / "writer.sqlite")
+    assert (rows, head) == table_and_head(tmp_path / "pool.sqlite")
+    assert [i for batch in ids for i in batch or ()] == [row[0] for row in rows]
+    assert head[0][1:3] == (len(rows), rows[-1][0])
+    verifier = None if public is None else load_verifier(public)
+    assert audit(tmp_path / "writer.sqlite", public_key=verifier).clean
 
 
 def test_a_refused_log_is_refused_while_spooling() -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +30,7 @@ from mjledger.ledger import Ledger
 from mjledger.log.codec import parse_log
 from mjledger.log.events import MatchStarted
 from mjledger.store.corrections import void
-from mjledger.store.records import TOPICS, canonical, row_decoder
+from mjledger.store.records import TOPICS, canonical, canonical_bytes, row_decoder
 from tests.strategies import corrupted_log_texts, legal_logs, log_text
 
 Line = dict[str, Any]
@@ -258,6 +259,13 @@ def test_canonical_json_is_json_dumps_sorted(data: dict[str, Any]) -> None:
     """Digests are taken over this text: orjson must write json.dumps's bytes exactly."""
     want = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     assert canonical(data) == want
+    try:
+        encoded = want.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8, no row
+        with pytest.raises(UnicodeEncodeError):
+            canonical_bytes(data)
+    else:
+        assert canonical_bytes(data) == encoded
 
 
 @settings(max_examples=25)

@@ -47,7 +47,7 @@ from mjledger.store.corrections import correction_log, settle_corrected
 from mjledger.store.corrections import export_events as corrected_export
 from mjledger.store.events import MatchOpened, RulesChanged, TableOpened
 from mjledger.store.files import read_only_uri
-from mjledger.store.head import HeadRecorder
+from mjledger.store.head import HeadRecorder, stored_events, table_rows
 from mjledger.store.importer import (
     HAND_CLOSED,
     HAND_STARTED,
@@ -72,7 +72,7 @@ from mjledger.store.projectors import (
     project_table,
     projector,
 )
-from mjledger.store.records import GENESIS, Recorded, RecordMapper, seal, topic_of
+from mjledger.store.records import GENESIS, Recorded, RecordMapper, TableRow, seal, topic_of
 from mjledger.store.rederive import Rederivation
 from mjledger.store.signing import signer_from_env
 from mjledger.store.streams import (
@@ -398,34 +398,27 @@ class Ledger(Application[uuid.UUID]):
     def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
         self._insert([self.mapper.to_stored_event(r) for r in records], exists)
 
-    def _insert(
-        self,
-        rows: Sequence[StoredEvent],
-        exists: str | None = None,
-        insert: Callable[[Sequence[StoredEvent]], object] | None = None,
-    ) -> None:
-        """Insert ``rows`` in one transaction (through ``insert``, a :meth:`_writer`'s, when
-        given), a lost race a :class:`ConcurrencyError`."""
+    def _insert(self, rows: Sequence[StoredEvent], exists: str | None = None) -> None:
         try:
             # The recorder directly: Application.save would only add a runtime protocol check
             # per event and notification hooks this application does not use.
-            (insert or self.recorder.insert_events)(rows)
+            self.recorder.insert_events(rows)
         except IntegrityError:
             if exists is not None and rows[0].originator_version == 1:
                 raise StoreError(f"{exists} already exists in {self.location}") from None
-            raise ConcurrencyError(
-                "another writer appended to the same stream first: reload and retry"
-            ) from None
+            raise _lost_race() from None
 
     @contextmanager
-    def _writer(self) -> Iterator[Callable[[Sequence[StoredEvent]], object]]:
-        """What inserts a long run of transactions: on SQLite, the recorder's writer (one
-        connection for them all, :meth:`HeadRecorder.writer`), else the recorder itself."""
-        if isinstance(self.recorder, HeadRecorder):
-            with self.recorder.writer() as insert:
-                yield insert
+    def _writer(self) -> Iterator[Callable[[Sequence[TableRow]], None]]:
+        """What inserts a long run of transactions, rows in the table's form, a lost race a
+        :class:`ConcurrencyError`: on SQLite the recorder's writer (one connection for them
+        all, :meth:`HeadRecorder.writer`), else the recorder itself."""
+        recorder = self.recorder
+        if isinstance(recorder, HeadRecorder):
+            with recorder.writer() as write:
+                yield _raced(write)
         else:
-            yield self.recorder.insert_events
+            yield _raced(lambda rows: recorder.insert_events(stored_events(rows)))
 
     # --- reading results ----------------------------------------------------------------------
 
@@ -647,11 +640,13 @@ class Ledger(Application[uuid.UUID]):
             log.rows()
             if stored is None
             else (
-                [
-                    self.mapper.to_stored_event(r)
-                    for r in batch
-                    if r.originator_version > have.get(r.originator_id, 0)
-                ]
+                table_rows(
+                    [
+                        self.mapper.to_stored_event(r)
+                        for r in batch
+                        if r.originator_version > have.get(r.originator_id, 0)
+                    ]
+                )
                 for batch, _ in log.batches()
             )
         )
@@ -660,8 +655,8 @@ class Ledger(Application[uuid.UUID]):
             for rows in batches:
                 if not rows:
                     continue
-                self._insert(rows, insert=insert)
-                written.add(r.topic for r in rows)
+                insert(rows)
+                written.add(topic for _, _, topic, _ in rows)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -697,6 +692,22 @@ class Ledger(Application[uuid.UUID]):
     def close(self) -> None:
         self.drop_views()
         super().close()
+
+
+def _lost_race() -> ConcurrencyError:
+    return ConcurrencyError("another writer appended to the same stream first: reload and retry")
+
+
+def _raced(write: Callable[[Sequence[TableRow]], object]) -> Callable[[Sequence[TableRow]], None]:
+    """``write`` with a lost race (a row another writer inserted first) a ConcurrencyError."""
+
+    def insert(rows: Sequence[TableRow]) -> None:
+        try:
+            write(rows)
+        except IntegrityError:
+            raise _lost_race() from None
+
+    return insert
 
 
 def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRules:

@@ -34,7 +34,7 @@ from eventsourcing.sqlite import (
 from mjledger.errors import StoreError
 from mjledger.store.events import HandClosed, HandCorrected, HandVoided
 from mjledger.store.integrity import HEAD_GENESIS, hand_message, head_message, head_step
-from mjledger.store.records import topic_of
+from mjledger.store.records import TableRow, topic_of
 from mjledger.store.signing import Signer
 
 HEAD_TABLE: Final = "ledger_head"
@@ -47,8 +47,6 @@ SELECT_HEAD: Final = f"SELECT rows, notification, digest, signature FROM {HEAD_T
 SELECT_HEAD_AND_LAST: Final = SELECT_HEAD.replace(
     "signature FROM", "signature, last_insert_rowid() FROM", 1
 )
-# A row as the events table holds it: stream id in hex, version, topic, state.
-TableRow = tuple[str, int, str, bytes]
 # Statements a writer's own connection keeps compiled (a transaction runs five).
 _STATEMENTS_KEPT: Final = 16
 HEAD_ROW_MISSING: Final = (
@@ -82,7 +80,24 @@ def signed_events(
     """The rows to insert: with a signer, each closing row carries its signature."""
     if signer is None:
         return stored_events
-    return [_signed(s, signer) for s in stored_events]
+    return [
+        s
+        if s.topic not in _SIGNED
+        else StoredEvent(s.originator_id, s.originator_version, s.topic, _signed(s.state, signer))
+        for s in stored_events
+    ]
+
+
+def signed_rows(rows: Sequence[TableRow], signer: Signer | None) -> Sequence[TableRow]:
+    """:func:`signed_events` of rows in the table's form."""
+    if signer is None:
+        return rows
+    return [r if r[2] not in _SIGNED else (r[0], r[1], r[2], _signed(r[3], signer)) for r in rows]
+
+
+def stored_events(rows: Sequence[TableRow]) -> list[StoredEvent]:
+    """Rows in the table's form as eventsourcing's recorders take them."""
+    return [StoredEvent(UUID(r[0]), r[1], r[2], r[3]) for r in rows]
 
 
 def next_head(
@@ -147,16 +162,21 @@ class HeadRecorder(SQLiteApplicationRecorder):
             )
 
     @contextmanager
-    def writer(self) -> Iterator[Callable[[Sequence[StoredEvent]], Sequence[int] | None]]:
+    def writer(self) -> Iterator[Callable[[Sequence[TableRow]], Sequence[int] | None]]:
         """Insert many transactions in a row (a long log, a hand each): ``insert(rows)``
         commits one, exactly as :meth:`insert_events` does, through one connection kept for
-        them all. eventsourcing's pooled connections keep one compiled statement, so each of
-        a transaction's five statements was compiled again every time, and every transaction
-        took a connection from the pool and put it back. An in-memory database has no second
-        connection: there, ``insert`` is :meth:`insert_events`."""
+        them all, rows in the table's form. eventsourcing's pooled connections keep one
+        compiled statement, so each of a transaction's five statements was compiled again
+        every time, and every transaction took a connection from the pool and put it back.
+        An in-memory database has no second connection: there, the pool's is used."""
         pool = self.datastore.pool
         if pool.is_sqlite_memory_mode:
-            yield self.insert_events
+
+            def pooled(rows: Sequence[TableRow]) -> Sequence[int] | None:
+                with self.datastore.transaction(commit=True) as c:
+                    return self._insert_rows(c, rows)
+
+            yield pooled
             return
         try:
             own = sqlite3.connect(
@@ -170,9 +190,9 @@ class HeadRecorder(SQLiteApplicationRecorder):
             raise InterfaceError(error) from error
         connection = SQLiteConnection(own, max_age=None)
 
-        def insert(stored_events: Sequence[StoredEvent]) -> Sequence[int] | None:
+        def insert(rows: Sequence[TableRow]) -> Sequence[int] | None:
             with connection.transaction(commit=True) as c:
-                return self._insert_events(c, stored_events)
+                return self._insert_rows(c, rows)
 
         try:
             yield insert
@@ -180,12 +200,15 @@ class HeadRecorder(SQLiteApplicationRecorder):
             connection.close()
 
     def _insert_events(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **_: Any
     ) -> Sequence[int] | None:
+        return self._insert_rows(c, table_rows(stored_events))
+
+    def _insert_rows(self, c: SQLiteCursor, rows: Sequence[TableRow]) -> Sequence[int] | None:
         """One ``executemany`` for the transaction's rows (eventsourcing's SQLite recorder
         runs a statement per row, to collect each row's id), then the head moved over them."""
         signer = self.signer
-        added = table_rows(signed_events(stored_events, signer))
+        added = signed_rows(rows, signer)
         c.executemany(self.insert_events_statement, added)
         # The inserts above hold the write lock, so the head read here is the latest one; the
         # last rowid is that of the last row inserted on this connection.
@@ -193,29 +216,21 @@ class HeadRecorder(SQLiteApplicationRecorder):
         head = c.fetchone()
         if head is None:
             raise StoreError(HEAD_ROW_MISSING)
-        rows, digest, signature = _moved(head[0], head[2], added, signer)
+        count, digest, signature = _moved(head[0], head[2], added, signer)
         last = head[4] if added else head[1]
         c.execute(
             f"UPDATE {HEAD_TABLE} SET rows = ?, notification = ?, digest = ?, signature = ? "
             "WHERE id = 1",
-            (rows, last, digest, signature),
+            (count, last, digest, signature),
         )
         # SQLite numbers new rows one past the largest rowid, and the write lock held since
         # the first insert keeps them consecutive: these are the rows' notification ids.
         return list(range(last - len(added) + 1, last + 1))
 
 
-def _signed(stored: StoredEvent, signer: Signer) -> StoredEvent:
-    """A ``hand_closed`` (or ``hand_corrected``/``hand_voided``) row with the signature of its
-    digest added (other rows unchanged)."""
-    if stored.topic not in _SIGNED:
-        return stored
-    digest = json.loads(stored.state)["digest"]
+def _signed(state: bytes, signer: Signer) -> bytes:
+    """A ``hand_closed`` (or ``hand_corrected``/``hand_voided``) row's state with the
+    signature of its digest added."""
+    digest = json.loads(state)["digest"]
     signature = signer.sign(hand_message(digest))
-    state = stored.state[:-1] + f',"signature":"{signature}"}}'.encode("ascii")
-    return StoredEvent(
-        originator_id=stored.originator_id,
-        originator_version=stored.originator_version,
-        topic=stored.topic,
-        state=state,
-    )
+    return state[:-1] + f',"signature":"{signature}"}}'.encode("ascii")

@@ -19,7 +19,6 @@ from typing import Any, BinaryIO, Final
 
 import attrs
 from attrs import field, frozen
-from eventsourcing.persistence import StoredEvent
 
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
@@ -34,6 +33,7 @@ from mjledger.store.records import (
     GENESIS,
     TOPICS,
     Recorded,
+    TableRow,
     canonical_bytes,
     now,
     seal,
@@ -179,34 +179,34 @@ class CheckedLog:
         next(numbered)
         return batches_of_log(self.first, self.first_line, numbered)
 
-    def rows(self) -> Iterator[list[StoredEvent]]:
-        """The log's transactions as stored rows, from the spool: the rows of
-        :meth:`batches` byte for byte (sealed at one moment), but neither decoded nor folded
-        again."""
+    def rows(self) -> Iterator[list[TableRow]]:
+        """The log's transactions as the events table will hold them, from the spool: the
+        rows of :meth:`batches` byte for byte (sealed at one moment), but neither decoded nor
+        folded again, and no per-row object on the way (stream ids spelled once a hand)."""
         stamp = now()
         match_id = self.match
-        m_stream = match_stream(match_id)
-        m_record = seal(m_stream, 1, self.first, GENESIS, stamp)
+        m_record = seal(match_stream(match_id), 1, self.first, GENESIS, stamp)
         assert m_record.row is not None
-        yield [StoredEvent(m_stream, 1, MATCH_STARTED, m_record.row)]
+        m_stream = m_record.originator_id.hex
+        yield [(m_stream, 1, MATCH_STARTED, m_record.row)]
         # Digests stay bytes (ASCII hex) from row to row: one hash and one join a row.
         m_version, m_digest = 1, m_record.digest.encode("ascii")
         recorded_at = stamp.encode("ascii")
         rules = rules_to_json(self.first.rules)
         for number, opening, events, closing in self.spool:
-            h_stream = hand_stream(match_id, number)
+            h_stream = hand_stream(match_id, number).hex
             opening["match"] = match_id
             opening["rules"] = rules
             h_digest, row = sealed_row(m_digest, canonical_bytes(opening), recorded_at)
-            batch = [StoredEvent(h_stream, 1, HAND_STARTED, row)]
+            batch = [(h_stream, 1, HAND_STARTED, row)]
             for version, (topic, text) in enumerate(events, 2):
                 h_digest, row = sealed_row(h_digest, text, recorded_at)
-                batch.append(StoredEvent(h_stream, version, topic, row))
+                batch.append((h_stream, version, topic, row))
             if closing is not None:
                 closing["hand_digest"] = h_digest.decode("ascii")
                 m_version += 1
                 m_digest, row = sealed_row(m_digest, canonical_bytes(closing), recorded_at)
-                batch.append(StoredEvent(m_stream, m_version, HAND_CLOSED, row))
+                batch.append((m_stream, m_version, HAND_CLOSED, row))
             yield batch
 
 

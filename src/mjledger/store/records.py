@@ -35,6 +35,8 @@ from mjledger.log.fast import ObjectDecoder
 from mjledger.store.events import STORE_EVENT_CLASSES
 
 GENESIS: Final = ""
+# A row as the events table holds it: stream id in hex, version, topic, state.
+TableRow = tuple[str, int, str, bytes]
 
 
 def make_store_converter() -> cattrs.Converter:
