@@ -8,18 +8,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 from unittest import mock
 
+import attrs
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from mjledger import _checks as check
 from mjledger.errors import LogError
 from mjledger.fold.replay import replay_events
 from mjledger.fold.stream import dumps_indented, replay_json_parts
 from mjledger.log import reader
 from mjledger.log.codec import parse_log, read_log_bytes
-from mjledger.log.fast import fast_decoder
+from mjledger.log.fast import FastDecoder, fast_decoder
 from mjledger.log.reader import iter_log, parse_events, read_events
 from tests.helpers import Line, jsonl
 from tests.strategies import corrupted_log_texts, legal_log_text
@@ -186,3 +188,31 @@ def test_each_field_at_its_edges_same_event_or_same_error(kind: str, data: st.Da
         fields["remaining"] = {"a": data.draw(EDGE_VALUES)}
     text = HEAD + json.dumps({"type": kind, **fields}) + "\n"
     assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
+
+
+def test_a_field_only_the_strict_codec_types_leaves_the_line_to_it() -> None:
+    """Present or absent, such a field is not decided here: absent, a required one would be
+    missing, and one with a default takes it."""
+
+    @attrs.frozen
+    class Odd:
+        TYPE: ClassVar[str] = "odd"
+        needed: frozenset[int]
+        player: str = attrs.field(validator=check.non_empty)
+        extra: frozenset[int] = frozenset()
+
+    decoder = FastDecoder([Odd])
+    assert decoder.decode_batch([b'{"type": "odd", "player": "a"}']) == [None]
+    assert decoder.decode_batch([b'{"type": "odd", "needed": [1], "player": "a"}']) == [None]
+
+    @attrs.frozen
+    class Lenient:
+        TYPE: ClassVar[str] = "lenient"
+        player: str = attrs.field(validator=check.non_empty)
+        extra: frozenset[int] = frozenset()
+
+    decoder = FastDecoder([Lenient])
+    assert decoder.decode_batch([b'{"type": "lenient", "player": "a"}']) == [Lenient("a")]
+    assert decoder.decode_batch([b'{"type": "lenient", "player": "a", "extra": []}']) == [None]
+    # refused in C: the batch is the strict codec's (it words the error)
+    assert decoder.decode_batch([b'{"type": "lenient", "player": ""}']) is None

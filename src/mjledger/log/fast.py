@@ -217,12 +217,17 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
             p.attribute,
             p.check,
         )
-        if not p.required:
-            default = p.attribute.default
+        default = p.attribute.default
+        if default is attrs.NOTHING:
+            missing = "UNSET"
+        else:
             factory = isinstance(default, attrs.Factory)  # type: ignore[arg-type]
             scope[f"default{i}"] = default.factory if factory else default  # type: ignore[union-attr]
             missing = f"default{i}()" if factory else f"default{i}"
-        if p.strict_only:  # present: the strict codec reads the line; absent: the default
+        if p.strict_only and default is attrs.NOTHING:  # a field only the strict codec reads,
+            refusals.append("    return None")  # and every line must give it
+            value = missing
+        elif p.strict_only:  # present: the strict codec reads the line; absent: the default
             refusals.append(f"    if {got} is not UNSET:\n        return None")
             value = missing
         else:
