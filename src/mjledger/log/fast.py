@@ -55,6 +55,10 @@ from mjledger.log.codec import decode_line
 from mjledger.log.events import EVENT_CLASSES, Event
 
 UNSET: Final = msgspec.UNSET
+# What msgspec raises for a line this path does not decide (the strict codec reads it), and
+# what building an event raises for a value only the strict codec words the refusal of.
+UNDECODED: Final = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+UNBUILT: Final = (MjledgerError, TypeError, ValueError)
 # Lines decoded together: big enough that the per-batch work is paid rarely, small enough that
 # a batch the strict codec must read costs little.
 BATCH_LINES: Final = 512
@@ -71,7 +75,6 @@ _Builder = Callable[[Any], Any]
 
 @attrs.frozen
 class _FieldPlan:
-    struct_name: str
     attribute: attrs.Attribute[Any]
     convert: Callable[[Any], Any] | None
     strict_only: bool
@@ -194,7 +197,7 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
         else:
             unset = msgspec.field(default=UNSET, name=json_name)
             fields.append((a.name, _union([wire, msgspec.UnsetType]), unset))
-        plans.append(_FieldPlan(a.name, a, convert, strict_only, required, validator))
+        plans.append(_FieldPlan(a, convert, strict_only, required, validator))
     return fields, plans
 
 
@@ -211,7 +214,8 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
     scope["put"] = object.__setattr__
     refusals, sets, checks = [], [], []
     for i, p in enumerate(plans):
-        name, got = p.attribute.name, f"s.{p.struct_name}"
+        name = p.attribute.name
+        got = f"s.{name}"
         scope[f"convert{i}"], scope[f"attribute{i}"], scope[f"check{i}"] = (
             p.convert,
             p.attribute,
@@ -306,9 +310,9 @@ class ObjectDecoder:
         try:
             decoded = self._decode(data)
             event: Event | None = self._build(decoded)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        except UNDECODED:
             return None
-        except (MjledgerError, TypeError, ValueError):  # the strict path words it
+        except UNBUILT:
             return None
         if event is None:
             return None
@@ -343,20 +347,20 @@ class FastDecoder:
         decode = self._one.decode
         try:  # the common case, in one comprehension
             structs: list[Any] = [decode(line) for line in lines]
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        except UNDECODED:
             structs = [self._decoded(line) for line in lines]
         if buffer.count(b":") != self._encode(structs).count(b":"):
             return None  # a repeated key (or a refused line): the strict codec decides
         builders = self.builders
         try:
             return [builders[type(s)](s) for s in structs]
-        except (KeyError, MjledgerError, TypeError, ValueError):
+        except (KeyError, *UNBUILT):  # a refused line (None) among them
             return [self._built(s) for s in structs]
 
     def _decoded(self, line: bytes) -> Any:
         try:
             return self._one.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        except UNDECODED:
             return None
 
     def _built(self, struct: Any) -> Event | None:
@@ -364,7 +368,7 @@ class FastDecoder:
             return None
         try:
             event: Event | None = self.builders[type(struct)](struct)
-        except (MjledgerError, TypeError, ValueError):  # the strict codec words it
+        except UNBUILT:
             return None
         return event
 

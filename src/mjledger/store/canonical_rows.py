@@ -31,9 +31,8 @@ from typing import Any, Final
 import attrs
 import msgspec
 
-from mjledger.errors import MjledgerError
 from mjledger.log.events import EVENT_CLASSES, HandStarted
-from mjledger.log.fast import UNSET, event_struct
+from mjledger.log.fast import UNBUILT, UNDECODED, UNSET, event_struct
 from mjledger.rules.house import rules_from_json
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import STORE_EVENT_CLASSES
@@ -104,9 +103,9 @@ class CanonicalRows:
                 event = self._with_rules(struct, build)
             else:
                 event = build(struct)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        except UNDECODED:
             return None
-        except (MjledgerError, TypeError, ValueError):  # the general path words it
+        except UNBUILT:  # the general path words it
             return None
         if event is None:
             return None
