@@ -81,6 +81,9 @@ def check_against_pure(events: Numbered) -> None:
         with pytest.raises(LogError) as refused:
             replay_events(events)
         assert error_of(refused.value) == expected
+        with pytest.raises(LogError) as streamed:  # MatchFold.feed_all, a hand in one loop
+            list(HandStream(events))
+        assert error_of(streamed.value) == expected
         return
     replayed = replay_events(events)
     assert replayed.state == expected

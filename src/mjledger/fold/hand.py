@@ -20,7 +20,7 @@ disputed hand reads step by step.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final, cast, get_args
 
 import attrs
@@ -92,6 +92,7 @@ class HandFold:
 
     __slots__ = (
         "_ruleset",
+        "_seat",
         "_winners_leave",
         "dealer",
         "dealer_streak",
@@ -120,6 +121,8 @@ class HandFold:
     )
 
     _ruleset: Ruleset
+    _seat: dict[str, int]
+    """Each player's seat: where their entry of ``kong_runs`` is."""
     _winners_leave: bool
     ruleset: str
     rules: HouseRules
@@ -155,6 +158,22 @@ class HandFold:
         fold._ruleset = ruleset = find_ruleset(hand.ruleset)
         fold._winners_leave = leave = ruleset.winners_leave(hand.rules)
         fold.still_in = still_in_of(hand.players, hand.winners, leave)
+        fold._seat = {p: i for i, p in enumerate(hand.players)}
+        return fold
+
+    def opened(
+        self, number: int, dealer: str, dealer_streak: int, round_wind: Wind, stakes: Stakes | None
+    ) -> HandFold:
+        """A new hand of this one's match, as it starts: a copy of a hand of the same table
+        (``self``, which has not started) with what tells the hands of a match apart. What
+        the rule set says of the table is the match's, so it is copied rather than asked
+        again: a hand opens for every ``hand_started`` of a replay."""
+        fold = _copy_fold(self)
+        fold.number = number
+        fold.dealer = dealer
+        fold.dealer_streak = dealer_streak
+        fold.round_wind = round_wind
+        fold.stakes = stakes
         return fold
 
     def freeze(self) -> HandState:
@@ -178,6 +197,29 @@ class HandFold:
                 raise _refusal(event, line, exc.problem) from None
             raise
 
+    def run(self, events: Iterator[tuple[int | None, Event]]) -> tuple[int | None, Event] | None:
+        """:meth:`apply` to the events drawn from ``events`` until the hand ends or the stream
+        does (None), or an event arrives that no hand holds (returned, undrawn by the hand: a
+        ``hand_started``, say, is the match's). One loop over a hand's events instead of a
+        call per event through the match fold: replay's hot path."""
+        handlers = _HANDLERS
+        for line, event in events:
+            handler = handlers.get(type(event))
+            if handler is None:
+                return line, event
+            run = self.open_wins
+            if run is not None and not _continues_wins(run, event, line):
+                _close_wins(self)
+            try:
+                handler(self, event, line)
+            except RuleError as exc:
+                if exc.line is None and exc.event_type is None:
+                    raise _refusal(event, line, exc.problem) from None
+                raise
+            if self.ended:
+                return None
+        return None
+
     @property
     def outcome(self) -> Outcome:
         return outcome_of(self)
@@ -190,10 +232,11 @@ class HandFold:
 
 
 _FIELDS: Final = tuple(f.name for f in attrs.fields(HandState))
-assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset", "_winners_leave", "still_in"}, (
+assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset", "_seat", "_winners_leave", "still_in"}, (
     "HandFold holds HandState's fields"
 )
 _thaw: Final[Callable[[HandState], HandFold]] = copier(HandFold, _FIELDS)
+_copy_fold: Final[Callable[[HandFold], HandFold]] = copier(HandFold, HandFold.__slots__)
 _replace_run: Final = replacer(OpenWins)
 # The values every win and kong makes, built without running attrs' ``__init__``.
 _new_context: Final = constructor(WinContext)
@@ -257,6 +300,8 @@ def _pay(hand: HandFold, dues: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
 
 
 def _in_play(hand: HandFold, player: str, role: str, event: Event, line: int | None) -> None:
+    """Refuse ``player`` unless still in the hand (callers on the hot path test
+    ``player in hand.still_in`` first and call this only to refuse)."""
     if player in hand.still_in:
         return
     if player not in hand.players:
@@ -372,7 +417,8 @@ def _fan_of(
 def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -> None:
     if not hand._ruleset.void_suits:
         raise _refusal(event, line, f"{hand._ruleset.title} has no void suit")
-    _in_play(hand, event.player, "player", event, line)
+    if event.player not in hand.still_in:
+        _in_play(hand, event.player, "player", event, line)
     if void_suit_of(hand.void_suits, event.player) is not None:
         raise _refusal(event, line, f"{event.player!r} has already chosen a void suit this hand")
     hand.void_suits = (*hand.void_suits, (event.player, event.suit))
@@ -381,15 +427,17 @@ def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -
 
 def _discarded(hand: HandFold, event: Discarded, line: int | None) -> None:
     player = event.player
-    _in_play(hand, player, "player", event, line)
-    _reset_run(hand, player)
+    if player not in hand.still_in:
+        _in_play(hand, player, "player", event, line)
+    if hand.kong_runs[hand._seat[player]]:
+        _reset_run(hand, player)
     hand.last_kong_by = None
     if player not in hand.discarders:
         hand.discarders = hand.discarders | {player}
 
 
 def _reset_run(hand: HandFold, player: str) -> None:
-    i = hand.players.index(player)
+    i = hand._seat[player]
     if hand.kong_runs[i]:
         runs = list(hand.kong_runs)
         runs[i] = ()
@@ -398,7 +446,9 @@ def _reset_run(hand: HandFold, player: str) -> None:
 
 def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> None:
     player, from_ = event.player, event.from_
-    _in_play(hand, player, "player", event, line)
+    still_in = hand.still_in
+    if player not in still_in:
+        _in_play(hand, player, "player", event, line)
     # Four kongs use all sixteen tiles of four kinds plus the pair: a fifth cannot be held
     # (and an unbounded run of kongs would make every later event slower). Every rule set.
     kongs = hand.kongs
@@ -410,7 +460,8 @@ def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> Non
             f"a player declares at most {MAX_KONGS}",
         )
     if from_ is not None:
-        _in_play(hand, from_, "from", event, line)
+        if from_ not in still_in:
+            _in_play(hand, from_, "from", event, line)
         if from_ == player:
             raise _refusal(
                 event,
@@ -425,7 +476,7 @@ def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> Non
         if from_ not in hand.discarders:
             hand.discarders = hand.discarders | {from_}
     runs = list(hand.kong_runs)
-    i = hand.players.index(player)
+    i = hand._seat[player]
     runs[i] = (*runs[i], len(kongs))
     paid = _pay(hand, transfers)
     kong = _new_kong(player, event.kind, line, tuple([(t.payer, t.amount) for t in paid]), from_)
@@ -441,10 +492,13 @@ _KONG_REASONS: Final[dict[str, Reason]] = {
 
 
 def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> None:
-    _in_play(hand, event.player, "player", event, line)
-    discarder = event.from_ if isinstance(event, WonOnDiscard) else None
+    still_in = hand.still_in
+    if event.player not in still_in:
+        _in_play(hand, event.player, "player", event, line)
+    discarder = event.from_ if type(event) is WonOnDiscard else None
     if discarder is not None:
-        _in_play(hand, discarder, "from", event, line)
+        if discarder not in still_in:
+            _in_play(hand, discarder, "from", event, line)
         if discarder == event.player:
             raise _refusal(
                 event, line, "a player cannot win on their own discard ('from' names the winner)"
@@ -498,12 +552,8 @@ def _transfers(
     payments: Payments, payee: str, reason: Reason, line: int | None
 ) -> tuple[Transfer, ...]:
     """A hook's payments as transfers, each with the event's reason unless it names its own."""
-    return tuple(
-        [
-            _new_transfer(p[0], payee, p[1], cast(Reason, p[2]) if len(p) == 3 else reason, line)
-            for p in payments
-        ]
-    )
+    new = _new_transfer  # its parameters are untyped: a third item is a Reason by contract
+    return tuple([new(p[0], payee, p[1], p[2] if len(p) == 3 else reason, line) for p in payments])
 
 
 def _check_first_turn(hand: HandView, event: WonOnDiscard | SelfDrawn, line: int | None) -> None:

@@ -12,6 +12,7 @@ starts or ends — what replay, record and re-derive run.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from attrs import frozen
@@ -185,6 +186,26 @@ def finish(state: MatchState) -> MatchState:
 
 
 def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchState:
+    """The match once ``event`` starts its next hand (a :class:`RuleError` if it cannot)."""
+    state = _opening(state, event, line)
+    assert state.next_dealer is not None
+    hand = _new_hand(
+        ruleset=state.ruleset,
+        rules=state.rules,
+        players=state.players,
+        number=state.hands_started + 1,
+        dealer=state.next_dealer,
+        dealer_streak=state.next_streak,
+        round_wind=state.round_wind,
+        stakes=state.stakes,
+    )
+    return _replace_state(state, hands_started=state.hands_started + 1, hand=hand)
+
+
+def _opening(state: MatchState, event: HandStarted, line: int | None) -> MatchState:
+    """Check that ``event`` may start the match's next hand; the match with its first dealer
+    set at the first hand (the dealer of the new hand is then ``next_dealer``)."""
+
     def refuse(problem: str) -> RuleError:
         return RuleError(problem, line=line, event_type=HandStarted.TYPE)
 
@@ -208,23 +229,12 @@ def open_hand(state: MatchState, event: HandStarted, line: int | None) -> MatchS
         if dealer not in state.players:
             raise refuse(f"dealer {dealer!r} is not at the table ({', '.join(state.players)})")
         state = _replace_state(state, first_dealer=dealer, next_dealer=dealer)
-    assert state.next_dealer is not None
     if event.dealer is not None and event.dealer != state.next_dealer:
         raise refuse(
             f"dealer {event.dealer!r} disagrees with the rotation, "
             f"which gives {state.next_dealer!r}"
         )
-    hand = _new_hand(
-        ruleset=state.ruleset,
-        rules=state.rules,
-        players=state.players,
-        number=state.hands_started + 1,
-        dealer=state.next_dealer,
-        dealer_streak=state.next_streak,
-        round_wind=state.round_wind,
-        stakes=state.stakes,
-    )
-    return _replace_state(state, hands_started=state.hands_started + 1, hand=hand)
+    return state
 
 
 def rotate(state: MatchState, hand: HandState) -> MatchState:
@@ -265,12 +275,16 @@ class MatchFold:
     ends, and :attr:`state` is :func:`evolve`'s result, frozen on demand. After a refused
     event the fold is not to be fed further (a refused log is refused whole)."""
 
-    __slots__ = ("_hand", "_state")
+    __slots__ = ("_blank", "_hand", "_state")
 
     def __init__(self, state: MatchState) -> None:
         self._state = state
         hand = state.hand
         self._hand = None if hand is None or hand.ended else HandFold.thaw(hand)
+        # A hand of this table that has not started, which every new hand is opened from.
+        self._blank = HandFold.thaw(
+            HandState(state.ruleset, state.rules, state.players, 0, state.players[0])
+        )
 
     @property
     def state(self) -> MatchState:
@@ -290,15 +304,40 @@ class MatchFold:
             return None
         if isinstance(event, HandStarted):
             before = self.state
-            self._state = open_hand(before, event, line)
-            assert self._state.hand is not None
-            self._hand = HandFold.thaw(self._state.hand)
+            state = _opening(before, event, line)
+            assert state.next_dealer is not None
+            number = state.hands_started + 1
+            self._hand = self._blank.opened(
+                number, state.next_dealer, state.next_streak, state.round_wind, state.stakes
+            )
+            # The hand in play is the fold's; ``state`` freezes it when asked.
+            self._state = _replace_state(state, hands_started=number)
             return before.hand
         if hand is None or isinstance(event, MatchStarted):
             evolve(self._state, event, line)  # no hand in play, or a second match: refused
             raise AssertionError("evolve accepted an event outside a hand")
         hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
         raise AssertionError("a hand accepted an event of no hand")
+
+    def feed_all(self, events: Iterator[tuple[int | None, Event]]) -> Iterator[HandState]:
+        """:meth:`feed` every event drawn from ``events``, yielding each settled hand it
+        answers; the events of a hand in play go to :meth:`HandFold.run` in one loop."""
+        pending: tuple[int | None, Event] | None = None
+        while True:
+            if pending is None:
+                drawn = next(events, None)
+                if drawn is None:
+                    return
+                line, event = drawn
+            else:
+                line, event = pending
+            settled = self.feed(event, line)
+            if settled is not None:
+                yield settled
+            hand = self._hand
+            pending = None if hand is None else hand.run(events)
+            if hand is not None and hand.ended:
+                self._end_hand(hand)
 
     def _end_hand(self, hand: HandFold) -> None:
         """Rotate the deal, the hand frozen once, with its next dealer."""

@@ -102,12 +102,9 @@ class HandStream:
             for line, event in events:  # the first event starts the match ...
                 folder.feed(line, event)
                 break
-            if folder.fold is not None:
-                feed = folder.fold.feed  # ... and every later one goes straight to its fold
-                for line, event in events:
-                    settled = feed(event, line)
-                    if settled is not None:
-                        yield folder.settled(settled)
+            if folder.fold is not None:  # ... and every later one goes straight to its fold
+                for settled in folder.fold.feed_all(events):
+                    yield folder.settled(settled)
         except MjledgerError:
             for _ in events:  # a line the codec refuses further down comes first
                 pass
