@@ -216,3 +216,35 @@ def test_a_field_only_the_strict_codec_types_leaves_the_line_to_it() -> None:
     assert decoder.decode_batch([b'{"type": "lenient", "player": "a", "extra": []}']) == [None]
     # refused in C: the batch is the strict codec's (it words the error)
     assert decoder.decode_batch([b'{"type": "lenient", "player": ""}']) is None
+
+
+def test_reading_a_whole_log_pauses_the_collector_and_leaves_it_as_it_found_it() -> None:
+    import gc
+
+    text = '{"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"]}\n'
+    seen: list[bool] = []
+
+    def watched(chunks: Any) -> Any:
+        for item in iter_log(chunks):
+            seen.append(gc.isenabled())
+            yield item
+
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            with mock.patch.object(reader, "iter_log", watched):
+                assert parse_events(text) == read_events(text.encode()) == parse_log(text)
+            assert gc.isenabled() is enabled
+            bad = text + "{"
+            for read in (partial(parse_events, bad), partial(read_events, bad.encode())):
+                try:
+                    read()
+                except LogError:
+                    pass
+                else:
+                    raise AssertionError("a refused log was read")
+                assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False, False] * 2

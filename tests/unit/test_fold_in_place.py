@@ -135,3 +135,41 @@ def test_transfers_are_written_as_the_output_converter_writes_them(lines: list[L
             written = transfer_to_json(t)
             assert written == OUTPUT.unstructure(t)
             assert list(written) == list(OUTPUT.unstructure(t))  # the keys' order too
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_replay_pauses_the_collector_and_leaves_it_as_it_found_it(enabled: bool) -> None:
+    import gc
+
+    text = "\n".join(json.dumps(line) for line in LEGAL_SMALL_LOG)
+    during: list[bool] = []
+
+    def watched() -> Any:
+        for item in parse_log(text):
+            during.append(gc.isenabled())
+            yield item
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        replayed = replay_events(watched())
+        after = gc.isenabled()
+        with pytest.raises(LogError):
+            replay_events(iter([(1, parse_log(text)[1][1])]))  # a refused log: still restored
+        after_refusal = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert during
+    assert not any(during)
+    assert after is enabled
+    assert after_refusal is enabled
+    assert replayed.to_json() == replay_events(parse_log(text)).to_json()
+
+
+LEGAL_SMALL_LOG: list[dict[str, Any]] = [
+    {"type": "match_started", "ruleset": "sichuan", "players": ["ana", "bo", "cy", "di"]},
+    {"type": "hand_started"},
+    {"type": "won_on_discard", "player": "bo", "from": "ana", "fan": 1},
+    {"type": "won_on_discard", "player": "cy", "from": "di", "fan": 0},
+    {"type": "self_drawn", "player": "di", "fan": 2},
+]
