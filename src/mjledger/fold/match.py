@@ -275,10 +275,12 @@ class MatchFold:
     ends, and :attr:`state` is :func:`evolve`'s result, frozen on demand. After a refused
     event the fold is not to be fed further (a refused log is refused whole)."""
 
-    __slots__ = ("_blank", "_hand", "_state")
+    __slots__ = ("_blank", "_hand", "_started", "_state")
 
     def __init__(self, state: MatchState) -> None:
         self._state = state
+        # ``hands_started`` with the hand in play counted: ``_state`` catches up when it ends.
+        self._started = state.hands_started
         hand = state.hand
         self._hand = None if hand is None or hand.ended else HandFold.thaw(hand)
         # A hand of this table that has not started, which every new hand is opened from.
@@ -291,7 +293,7 @@ class MatchFold:
         """The match after the events fed so far (the hand in play frozen as it stands)."""
         if self._hand is None:
             return self._state
-        return _with_hand(self._state, self._hand.freeze())
+        return _replace_state(self._state, hands_started=self._started, hand=self._hand.freeze())
 
     def feed(self, event: Event, line: int | None = None) -> HandState | None:
         """Fold ``event`` (a :class:`RuleError` if illegal). At a ``hand_started``, the hand it
@@ -311,7 +313,8 @@ class MatchFold:
                 number, state.next_dealer, state.next_streak, state.round_wind, state.stakes
             )
             # The hand in play is the fold's; ``state`` freezes it when asked.
-            self._state = _replace_state(state, hands_started=number)
+            self._state = state
+            self._started = number
             return before.hand
         if hand is None or isinstance(event, MatchStarted):
             evolve(self._state, event, line)  # no hand in play, or a second match: refused
@@ -343,7 +346,9 @@ class MatchFold:
         """Rotate the deal, the hand frozen once, with its next dealer."""
         changes = _rotation(self._state, hand)
         hand.next_dealer = changes["next_dealer"]
-        self._state = _replace_state(self._state, hand=hand.freeze(), **changes)
+        self._state = _replace_state(
+            self._state, hands_started=self._started, hand=hand.freeze(), **changes
+        )
         self._hand = None
 
     @property
