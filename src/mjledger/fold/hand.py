@@ -193,9 +193,7 @@ class HandFold:
         try:
             handler(self, event, line)
         except RuleError as exc:
-            if exc.line is None and exc.event_type is None:
-                raise _refusal(event, line, exc.problem) from None
-            raise
+            raise _located(exc, event, line) from None
 
     def run(self, events: Iterator[tuple[int | None, Event]]) -> tuple[int | None, Event] | None:
         """:meth:`apply` to the events drawn from ``events`` until the hand ends or the stream
@@ -213,9 +211,7 @@ class HandFold:
             try:
                 handler(self, event, line)
             except RuleError as exc:
-                if exc.line is None and exc.event_type is None:
-                    raise _refusal(event, line, exc.problem) from None
-                raise
+                raise _located(exc, event, line) from None
             if self.ended:
                 return None
         return None
@@ -284,6 +280,14 @@ def close_open_wins(hand: HandFold) -> None:
 
 def _refusal(event: Event, line: int | None, problem: str) -> RuleError:
     return RuleError(problem, line=line, event_type=type(event).TYPE)
+
+
+def _located(exc: RuleError, event: Event, line: int | None) -> RuleError:
+    """``exc`` as the refusal of ``event`` at ``line``: a rule set's hook names the problem
+    only, and the fold adds where it is."""
+    if exc.line is None and exc.event_type is None:
+        return _refusal(event, line, exc.problem)
+    return exc
 
 
 def _pay(hand: HandFold, dues: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
