@@ -43,6 +43,7 @@ from mjledger.log.events import (
 from mjledger.rules.protocol import HouseRules, Payments, Ruleset, WinContext
 from mjledger.rules.registry import find_ruleset
 from mjledger.rules.state import (
+    MAX_KONGS,
     REASONS,
     HandState,
     HandView,
@@ -76,8 +77,6 @@ __all__ = [
     "net_of",
     "win_fan",
 ]
-
-MAX_KONGS: Final = 4  # per player per hand, under every rule set
 
 
 HandEvent = (

@@ -342,6 +342,19 @@ class MatchFold:
             if hand is not None and hand.ended:
                 self._end_hand(hand)
 
+    def finish_hand(
+        self, events: Iterator[tuple[int | None, Event]]
+    ) -> tuple[int | None, Event] | None:
+        """Fold the hand in play to its end (or the stream's) with the events drawn from
+        ``events``; an event that no hand holds, drawn before the hand ended, is returned."""
+        hand = self._hand
+        if hand is None:
+            return None
+        pending = hand.run(events)
+        if hand.ended:
+            self._end_hand(hand)
+        return pending
+
     def _end_hand(self, hand: HandFold) -> None:
         """Rotate the deal, the hand frozen once, with its next dealer."""
         changes = _rotation(self._state, hand)

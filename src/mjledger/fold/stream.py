@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any
 
+import attrs
 import orjson
 
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState
 from mjledger.fold.match import MatchFold, MatchState, start
 from mjledger.fold.replay import hand_to_json
-from mjledger.log.events import Event
+from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
+from mjledger.rules.protocol import HandJson, HasQuickHands, QuickHands, Undecided
+from mjledger.rules.registry import find_ruleset
 
 
 class HandFolder:
@@ -128,26 +132,159 @@ def _nested(value: Any, depth: int) -> bytes:
     return dumps_indented(value).replace(b"\n", b"\n" + b"  " * depth)
 
 
+class HandJsonStream:
+    """:class:`HandStream`'s hands as the replay output writes them (:func:`hand_to_json`),
+    each hand settled by its rule set's quick fold where it has one for the table
+    (:class:`~mjledger.rules.protocol.HasQuickHands`), and by the general fold wherever the
+    quick fold leaves a hand undecided: from that hand's ``hand_started`` on, with the
+    events the quick fold drew, and from there to the end of the log at anything between
+    hands but a plain ``hand_started`` (a refusal). ``head`` is the match as its first line
+    opens it; ``totals`` every player's balance over the hands yielded."""
+
+    __slots__ = ("_events", "head", "totals")
+
+    def __init__(self, events: Iterable[tuple[int | None, Event]]) -> None:
+        self._events = events
+        self.head: MatchState | None = None
+        self.totals: dict[str, int] = {}
+
+    def __iter__(self) -> Iterator[HandJson]:
+        events = iter(self._events)
+        try:
+            for line, event in events:
+                self.head = state = start(event, line)
+                break
+            else:
+                raise FormatError("the log is empty", line=1)
+            self.totals = totals = dict.fromkeys(state.players, 0)
+            ruleset = find_ruleset(state.ruleset)
+            quick = None
+            if isinstance(ruleset, HasQuickHands) and not state.stand_alone and not state.stakes:
+                quick = ruleset.quick_hands(state.rules, state.players)
+            hands = (
+                self._general(MatchFold(state), events, 0)
+                if quick is None
+                else self._quick(quick, state, events)
+            )
+            for hand in hands:
+                for player, amount in hand["net"].items():
+                    totals[player] += amount
+                yield hand
+        except MjledgerError:
+            for _ in events:  # a line the codec refuses further down comes first
+                pass
+            raise
+
+    @staticmethod
+    def _general(
+        fold: MatchFold, events: Iterator[tuple[int | None, Event]], written: int
+    ) -> Iterator[HandJson]:
+        """The general fold from here to the end of the log, each hand after the first
+        ``written`` hands written."""
+        for hand in fold.feed_all(events):
+            if hand.number > written:
+                yield hand_to_json(hand)
+        fold.finish()
+        last = fold.state.hand
+        if last is not None and last.number > written:
+            yield hand_to_json(last)
+
+    def _quick(
+        self, quick: QuickHands, state: MatchState, events: Iterator[tuple[int | None, Event]]
+    ) -> Iterator[HandJson]:
+        players = state.players
+        number, dealer, streak = 0, "", 0  # the latest hand's
+        next_dealer: str | None = None  # the rotation's dealer of the next hand (None: first)
+        next_streak = 0
+        first_dealer = ""
+        drawn: list[tuple[int | None, Event]] = []  # the latest hand's lines, hand_started first
+        for line, event in events:
+            if not _plain_start(event, players, next_dealer):  # refused: as the general fold
+                fold = self._replayed(state, first_dealer, number, dealer, streak, drawn)  # says
+                yield from self._general(fold, chain([(line, event)], events), number)
+                return
+            assert isinstance(event, HandStarted)
+            if next_dealer is None:
+                next_dealer = first_dealer = event.dealer or players[0]
+            number, dealer, streak = number + 1, next_dealer, next_streak
+            drawn = [(line, event)]
+            try:
+                hand, next_dealer = quick.fold(number, dealer, streak, events, drawn)
+                next_streak = streak + 1 if next_dealer == dealer else 0
+            except Undecided:
+                fold = self._replayed(state, first_dealer, number, dealer, streak, drawn)
+                pending = fold.finish_hand(events)
+                if pending is not None or fold.in_play:  # a refusal, or the log's end
+                    rest = events if pending is None else chain([pending], events)
+                    yield from self._general(fold, rest, number - 1)
+                    return
+                after = fold.state
+                assert after.hand is not None
+                assert after.next_dealer is not None
+                hand = hand_to_json(after.hand)
+                next_dealer, next_streak = after.next_dealer, after.next_streak
+            yield hand
+
+    @staticmethod
+    def _replayed(
+        state: MatchState,
+        first_dealer: str,
+        number: int,
+        dealer: str,
+        streak: int,
+        drawn: list[tuple[int | None, Event]],
+    ) -> MatchFold:
+        """The general fold of the match after ``drawn``, the lines of hand ``number`` so far
+        (dealt by ``dealer`` on a streak of ``streak``), from the match as that hand started
+        (``state`` as the match's first line opened it, before its first hand). The hands
+        before it are not held: nothing the general fold checks reads them."""
+        before = state
+        if number > 1:
+            before = attrs.evolve(
+                state,
+                first_dealer=first_dealer,
+                next_dealer=dealer,
+                next_streak=streak,
+                hands_started=number - 1,
+            )
+        fold = MatchFold(before)
+        for line, event in drawn:
+            fold.feed(event, line)
+        return fold
+
+
+def _plain_start(event: Event, players: tuple[str, ...], dealer: str | None) -> bool:
+    """Whether ``event`` starts a match's next hand, which ``dealer`` deals by the rotation
+    (None before the first hand), as every accepted ``hand_started`` of a match does unless
+    table stakes end the match: anything else between hands is refused."""
+    if type(event) is not HandStarted or event.format is not None or event.stand_alone:
+        return False
+    given = event.dealer
+    if dealer is None:
+        return given is None or given in players
+    return given is None or given == dealer
+
+
 def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[bytes]:
     """The bytes of ``json.dumps(replay.to_json(), ensure_ascii=False, indent=2)``, in pieces,
     a hand at a time (log-format.md, "Replay output"; with table stakes, ``stakes`` last)."""
-    stream = HandStream(events)
+    stream = HandJsonStream(events)
     opened = False
     for hand in stream:
         if not opened:
-            assert stream.state is not None
-            yield _head(stream.state) + b"\n    "
+            assert stream.head is not None
+            yield _head(stream.head) + b"\n    "
             opened = True
         else:
             yield b",\n    "
-        yield _nested(hand_to_json(hand), 2)
+        yield _nested(hand, 2)
     if not opened:
-        assert stream.state is not None
-        yield _head(stream.state) + b"]"
+        assert stream.head is not None
+        yield _head(stream.head) + b"]"
     else:
         yield b"\n  ]"
     yield b',\n  "totals": ' + _nested(stream.totals, 1)
-    state = stream.state
+    state = stream.head
     assert state is not None
     if state.initial_stakes is not None:  # table stakes (variants.md), after the totals
         stakes = {p: state.initial_stakes[p] for p in state.players}

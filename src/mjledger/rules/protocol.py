@@ -20,7 +20,9 @@ from mjledger.tiles.fan import FanResult, PatternRow, WallStatus
 from mjledger.tiles.notation import Meld, Tile
 
 if TYPE_CHECKING:
-    from mjledger.log.events import KongDeclared, WallExhausted
+    from collections.abc import Iterator
+
+    from mjledger.log.events import Event, KongDeclared, WallExhausted
     from mjledger.rules.state import HandView, OpenWins, Transfer
 
 # A rule set's house-rules class: a frozen attrs class whose field defaults are the defaults of
@@ -181,4 +183,43 @@ class Ruleset(Protocol):
 
     def round_ends(self, hand: HandView, dealer: str, first_dealer: str | None) -> bool:
         """Whether the deal passing to ``dealer`` ends the round (the round wind moves on)."""
+        ...
+
+
+HandJson: TypeAlias = dict[str, Any]
+"""One hand of the replay output, as log-format.md's "Replay output" writes it."""
+
+
+class Undecided(Exception):  # noqa: N818 - not an error: nothing is refused
+    """A quick fold leaves the hand to the general fold, which decides it (and refuses it
+    where it must). Never reaches a caller of the library."""
+
+
+class QuickHands(Protocol):
+    """A rule set's quick fold of one table, for ``replay --json``: the common hand settled
+    in one loop over plain values, its output written at once (see
+    :mod:`mjledger.rules.sichuan.quick`)."""
+
+    def fold(
+        self,
+        number: int,
+        dealer: str,
+        streak: int,
+        events: Iterator[tuple[int | None, Event]],
+        drawn: list[tuple[int | None, Event]],
+    ) -> tuple[HandJson, str]:
+        """The output of hand ``number`` (its ``hand_started`` read; its events drawn from
+        ``events``, each appended to ``drawn``) and who deals next, once the hand has ended;
+        raises :class:`Undecided` wherever the general fold must decide."""
+        ...
+
+
+@runtime_checkable
+class HasQuickHands(Protocol):
+    """A rule set that has a quick fold (optional: a rule set without one is folded by the
+    general fold alone, which is always exact)."""
+
+    def quick_hands(self, rules: HouseRules, players: tuple[str, ...]) -> QuickHands | None:
+        """The quick fold of a table with these house rules and players, or None where its
+        options ask for the general fold."""
         ...

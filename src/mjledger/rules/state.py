@@ -32,6 +32,7 @@ Reason = Literal[
     "false_win",
 ]
 REASONS: Final[tuple[Reason, ...]] = get_args(Reason)
+MAX_KONGS: Final = 4  # a player declares at most four kongs a hand, under every rule set
 Outcome = Literal["unfinished", "won", "void"]
 
 

@@ -14,6 +14,7 @@ from mjledger.rules.protocol import Payments, WinContext
 from mjledger.rules.sichuan import scoring, wall
 from mjledger.rules.sichuan.fan import SICHUAN_TABLE, evaluate_sichuan_wall, evaluate_sichuan_win
 from mjledger.rules.sichuan.options import EXTENSION_KEYS, V1_DEFAULTS, SichuanRules
+from mjledger.rules.sichuan.quick import QuickSichuan
 from mjledger.rules.state import HandView, OpenWins, Transfer
 from mjledger.tiles.decompose import SICHUAN as SICHUAN_SHAPES
 from mjledger.tiles.decompose import Shapes
@@ -155,6 +156,9 @@ class Sichuan:
 
     def round_ends(self, hand: HandView, dealer: str, first_dealer: str | None) -> bool:
         return False
+
+    def quick_hands(self, rules: SichuanRules, players: tuple[str, ...]) -> QuickSichuan | None:
+        return QuickSichuan.at(rules, players)
 
 
 SICHUAN: Final = Sichuan()
