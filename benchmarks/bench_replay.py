@@ -9,8 +9,9 @@ since a Hong Kong match ends after the north round), then times in this one proc
 (b) ``mjledger.log.codec.parse_log`` — the strict path: json, cattrs, every line;
 (c) ``mjledger.log.reader.parse_events`` — the fast path (msgspec batches, strict fall back);
 (d) ``mjledger.replay()`` — (c) plus the folds that check every event and settle the money;
-(e) the fold alone: the hand stream of ``replay --json`` over events decoded beforehand (the
-    collector paused), the part of (d) and (f) that is neither decoding nor output;
+(e) the fold alone over events decoded beforehand (the collector paused): the general fold of
+    (d), and the folds of (f) — a rule set's quick fold where it has one (Sichuan), the
+    general fold elsewhere — with each hand's output value built but not encoded;
 (f) ``replay --json`` as the command runs it (streamed, orjson, collector paused), and as it
     ran before (strict parse of the whole log, fold, ``json.dumps(indent=2)``); the two
     outputs are compared byte for byte before anything is timed.
@@ -53,7 +54,7 @@ from typing import BinaryIO, TypeVar
 
 from mjledger import replay
 from mjledger.fold.replay import replay_events
-from mjledger.fold.stream import HandStream, replay_json_parts
+from mjledger.fold.stream import HandJsonStream, HandStream, replay_json_parts
 from mjledger.log.codec import parse_log
 from mjledger.log.events import Event
 from mjledger.log.reader import iter_log_file, parse_events, read_events
@@ -308,11 +309,21 @@ def replay_json_now(data: bytes) -> bytes:
 
 
 def fold_only(events: list[tuple[int, Event]]) -> int:
-    """The folds over decoded events, as ``replay --json`` runs them (the collector paused):
-    the hands settled, nothing written."""
+    """The general folds over decoded events, as ``replay()`` runs them (the collector
+    paused): the hands settled, nothing written."""
     gc.disable()
     try:
         return sum(1 for _ in HandStream(events))
+    finally:
+        gc.enable()
+
+
+def output_fold_only(events: list[tuple[int, Event]]) -> int:
+    """The folds over decoded events as ``replay --json`` runs them (a rule set's quick fold
+    where it has one, the general fold elsewhere): each hand's output value, not encoded."""
+    gc.disable()
+    try:
+        return sum(1 for _ in HandJsonStream(events))
     finally:
         gc.enable()
 
@@ -333,6 +344,7 @@ def measure(name: str, texts: list[str], repeat: int, before: bool = True) -> No
         ("reader.parse_events (fast)", lambda: each(parse_events, texts)),
         ("replay() (library)", lambda: each(replay, texts)),
         ("fold only (decoded events)", lambda: each(fold_only, decoded)),
+        ("  as replay --json folds", lambda: each(output_fold_only, decoded)),
         ("replay --json now", lambda: each(replay_json_now, blobs)),
     ]
     if before:
