@@ -82,8 +82,6 @@ class QuickSichuan:
         """The quick fold of a table, or None where a variant asks for the general fold."""
         if any(getattr(rules, name) != value for name, value in _DEFAULT_VARIANTS.items()):
             return None
-        if len(players) != len(set(players)):
-            return None
         return QuickSichuan(rules, players)
 
     def fold(
@@ -94,9 +92,7 @@ class QuickSichuan:
         events: Iterator[tuple[int | None, Event]],
         drawn: list[tuple[int | None, Event]],
     ) -> tuple[HandJson, str]:
-        """The output of hand ``number`` (its ``hand_started`` read: the hand's events are
-        drawn from ``events``, each appended to ``drawn``) and who deals next; raises
-        :class:`Undecided` where the general fold decides."""
+        """:meth:`mjledger.rules.protocol.QuickHands.fold`, for a Sichuan table."""
         players, seat, cap = self._players, self._seat, self.cap
         win, self_draw, kong_amount = self._win, self._self_draw, self._kong
         still = players
