@@ -18,7 +18,7 @@ compare the two outputs on legal, variant and mutated logs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import attrs
@@ -50,6 +50,7 @@ class QuickSichuan:
     """The quick fold of one table: its players and house rules, the amounts worked out once."""
 
     __slots__ = (
+        "_cap",
         "_each_full",
         "_kong",
         "_passing",
@@ -59,17 +60,16 @@ class QuickSichuan:
         "_self_draw",
         "_split_none",
         "_win",
-        "cap",
     )
 
     def __init__(self, rules: SichuanRules, players: tuple[str, ...]) -> None:
         self._players = players
         self._seat = {p: i for i, p in enumerate(players)}
-        self.cap = rules.fan_cap
+        self._cap = rules.fan_cap
         # What one payer pays, by fan up to the cap (every fan above pays as the cap does).
-        self._win = tuple(scoring.sichuan_win_amount(rules, f) for f in range(self.cap + 1))
+        self._win = tuple(scoring.sichuan_win_amount(rules, f) for f in range(self._cap + 1))
         self._self_draw = tuple(
-            scoring.sichuan_self_draw_amount(rules, f) for f in range(self.cap + 1)
+            scoring.sichuan_self_draw_amount(rules, f) for f in range(self._cap + 1)
         )
         self._kong = {kind: scoring.sichuan_kong_amount(rules, kind) for kind in _KONG_REASONS}
         self._pig = scoring.sichuan_flower_pig_amount(rules)
@@ -93,7 +93,7 @@ class QuickSichuan:
         drawn: list[tuple[int | None, Event]],
     ) -> tuple[HandJson, str]:
         """:meth:`mjledger.rules.protocol.QuickHands.fold`, for a Sichuan table."""
-        players, seat, cap = self._players, self._seat, self.cap
+        players, seat, cap = self._players, self._seat, self._cap
         win, self_draw, kong_amount = self._win, self._self_draw, self._kong
         still = players
         winners: list[str] = []
@@ -255,7 +255,7 @@ class QuickSichuan:
         still: tuple[str, ...],
         kongs: list[tuple[str, list[tuple[str, int]]]],
         passed: set[int],
-        pay: Any,
+        pay: Callable[[str, str, int, str, int | None], None],
         line: int | None,
     ) -> None:
         """rules.md, "When the wall runs out": flower pig, not ready, kong refund, in order,
@@ -275,7 +275,7 @@ class QuickSichuan:
                 not_ready.append(player)
             elif entry.ready:
                 assert entry.best_fan is not None
-                ready[player] = self._win[min(entry.best_fan, self.cap)]
+                ready[player] = self._win[min(entry.best_fan, self._cap)]
             else:
                 not_ready.append(player)
         for pig in pigs:
