@@ -30,7 +30,7 @@ from mjledger.store.corrections import (
     export_with_corrections,
     void,
 )
-from mjledger.store.records import chain, stored_form
+from mjledger.store.records import RecordMapper, chain, converter_form, stored_form
 from tests.conftest import EXAMPLES
 from tests.strategies import legal_log_text, legal_logs, log_text
 
@@ -346,3 +346,19 @@ def test_with_table_stakes_only_the_last_hand_can_be_corrected(tmp_path: Path) -
         done = correct(ledger, "hk-stakes-c", 2, HAND_TWO.replace("FAN", "4"), reason="r", by="s")
         assert done.net == {"ana": -16, "bo": -16, "cy": 48, "di": -16}
         assert ledger.settlement("hk-stakes-c", 2).net() == done.net
+
+
+def test_every_stored_event_has_the_converters_stored_form(ledger: Ledger) -> None:
+    """``stored_form`` (code generated per class) lays out every kind of row the store holds,
+    corrections and tables too, exactly as the store converter does, key order included."""
+    correct(ledger, SC_ID, 3, FIXED, reason="fan miscounted", by="staff7")
+    void(ledger, SC_ID, 2, reason="wrong table", by="staff7")
+    ledger.open_table("t1", "sichuan", ["a", "b", "c", "d"])
+    ledger.change_rules("t1", {"fan_cap": 3})
+    mapper = RecordMapper()
+    seen = set()
+    for row in ledger.recorder.select_notifications(1, 100_000):
+        event = mapper.to_domain_event(row).event
+        assert list(stored_form(event).items()) == list(converter_form(event).items())
+        seen.add(type(event).TYPE)
+    assert {"hand_corrected", "hand_voided", "table_opened", "rules_changed"} <= seen

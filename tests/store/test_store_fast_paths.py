@@ -25,12 +25,14 @@ from mjledger import replay
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import hand_to_json
 from mjledger.ledger import Ledger
+from mjledger.log.codec import parse_log
 from mjledger.store import importer
 from mjledger.store.audit import audit
 from mjledger.store.head import HeadRecorder, stored_events
 from mjledger.store.importer import check_log
-from mjledger.store.records import TOPICS, RecordMapper, row_decoder
+from mjledger.store.records import TOPICS, RecordMapper, converter_form, row_decoder, stored_form
 from mjledger.store.signing import keygen, load_verifier
+from mjledger.store.streams import hand_stream, hand_stream_hex
 
 from ..store_logs import sichuan_match
 from ..strategies import legal_logs, log_text
@@ -69,6 +71,27 @@ def test_spooled_rows_are_the_sealed_rows_byte_for_byte(lines: list[Line], named
     spooled, sealed = spooled_and_sealed(text)
     assert spooled == sealed
     assert len(spooled) > 0
+
+
+def shape(data: Any) -> Any:
+    """A stored form with the type of every value, lists and tuples told apart."""
+    if isinstance(data, dict):
+        return [(k, shape(v)) for k, v in data.items()]
+    if isinstance(data, list | tuple):
+        return (type(data), [shape(v) for v in data])
+    return (type(data), data)
+
+
+@given(match_logs)
+def test_stored_forms_are_the_converters(lines: list[Line]) -> None:
+    """``stored_form`` (generated code) gives what the store converter's unstructuring gives,
+    key order and value types included: each log event, and each record recording seals
+    (stand-alone starts with house rules, closings, the match start)."""
+    text = log_text(lines)
+    events = [event for _, event in parse_log(text)]
+    events += [r.event for batch, _ in check_log(text).batches() for r in batch]
+    for event in events:
+        assert shape(stored_form(event)) == shape(converter_form(event))
 
 
 @given(match_logs)
@@ -141,6 +164,56 @@ def test_the_writer_stores_what_the_recorder_stores(tmp_path: Path, signed: bool
     assert head[0][1:3] == (len(rows), rows[-1][0])
     verifier = None if public is None else load_verifier(public)
     assert audit(tmp_path / "writer.sqlite", public_key=verifier).clean
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+@pytest.mark.parametrize("signed", [False, True])
+def test_the_writer_moves_the_head_another_writer_moved(
+    tmp_path: Path, signed: bool, tampered: bool
+) -> None:
+    """The writer moves the head it left without reading it (compare and set); when another
+    writer has moved it in between, or the head row was changed, it reads the head as it
+    stands and moves that: ids, head and signatures are those of inserting every batch
+    through eventsourcing's pooled connections in the same order."""
+    key, public = keygen(tmp_path / "signing.pem") if signed else (None, None)
+    first, other = sichuan_match(4, seed=5), sichuan_match(3, seed=6, match_id="other")
+    with mock.patch.object(importer, "now", return_value="2026-01-01T00:00:00.000000+00:00"):
+        mine, theirs = list(check_log(first).rows()), list(check_log(other).rows())
+    order = [(True, mine[0]), (True, mine[1]), (False, theirs[0]), (True, mine[2])]
+    order += [(False, theirs[1]), (False, theirs[2]), (True, mine[3]), (True, mine[4])]
+    stores = {}
+    for name in ("writer", "pool"):
+        ledger = Ledger(tmp_path / f"{name}.sqlite", signing_key=key)
+        recorder = ledger.recorder
+        assert isinstance(recorder, HeadRecorder)
+        ids = []
+        with recorder.writer() as write:
+            for by_writer, rows in order:
+                if by_writer and name == "writer":
+                    ids.append(write(rows))
+                else:
+                    ids.append(recorder.insert_events(stored_events(rows)))
+                if tampered and rows is mine[2] and name == "writer":  # changed behind its back
+                    db = sqlite3.connect(tmp_path / f"{name}.sqlite")
+                    db.execute("UPDATE ledger_head SET digest = 'x' || digest")
+                    db.commit()
+                    db.close()
+        ledger.close()
+        stores[name] = (table_and_head(tmp_path / f"{name}.sqlite"), ids)
+    (rows, head), ids = stores["writer"]
+    assert [i for batch in ids for i in batch or ()] == [row[0] for row in rows]
+    assert head[0][1:3] == (len(rows), rows[-1][0])
+    assert rows == stores["pool"][0][0]
+    verifier = None if public is None else load_verifier(public)
+    assert audit(tmp_path / "pool.sqlite", public_key=verifier).clean
+    # A changed head is moved as it stands (as any writer would), so the audit sees it.
+    assert (head == stores["pool"][0][1]) is not tampered
+    assert audit(tmp_path / "writer.sqlite", public_key=verifier).clean is not tampered
+
+
+@given(st.text(st.characters(exclude_categories=("Cs",))), st.integers(1, 10**12))
+def test_hand_stream_ids_are_spelled_as_uuid5_spells_them(match_id: str, number: int) -> None:
+    assert hand_stream_hex(match_id, number) == hand_stream(match_id, number).hex
 
 
 def test_a_refused_log_is_refused_while_spooling() -> None:

@@ -29,6 +29,7 @@ from eventsourcing.sqlite import (
     SQLiteApplicationRecorder,
     SQLiteConnection,
     SQLiteCursor,
+    SQLiteTransaction,
 )
 
 from mjledger.errors import StoreError
@@ -46,6 +47,11 @@ SELECT_HEAD: Final = f"SELECT rows, notification, digest, signature FROM {HEAD_T
 # The head and, on SQLite, the rowid of the connection's last insert (the newest row's id).
 SELECT_HEAD_AND_LAST: Final = SELECT_HEAD.replace(
     "signature FROM", "signature, last_insert_rowid() FROM", 1
+)
+# The head moved over a writer's rows from the head it left, if the head row still says so.
+MOVE_KNOWN_HEAD: Final = (
+    f"UPDATE {HEAD_TABLE} SET rows = ?, notification = last_insert_rowid(), digest = ?, "
+    "signature = ? WHERE id = 1 AND rows = ? AND digest = ?"
 )
 # Statements a writer's own connection keeps compiled (a transaction runs five).
 _STATEMENTS_KEPT: Final = 16
@@ -189,10 +195,17 @@ class HeadRecorder(SQLiteApplicationRecorder):
         except sqlite3.Error as error:  # as eventsourcing's pool words it
             raise InterfaceError(error) from error
         connection = SQLiteConnection(own, max_age=None)
+        # The head as this connection's last transaction left it (rows, digest): while no other
+        # writer has moved it since, the next transaction moves it without reading it first.
+        known: tuple[int, str] | None = None
 
         def insert(rows: Sequence[TableRow]) -> Sequence[int] | None:
-            with connection.transaction(commit=True) as c:
-                return self._insert_rows(c, rows)
+            nonlocal known
+            # eventsourcing's transaction: BEGIN, COMMIT or ROLLBACK, its errors for sqlite3's.
+            with SQLiteTransaction(connection, commit=True) as c:
+                ids, moved = self._insert_after(c.sqlite_cursor, rows, known)
+            known = moved
+            return ids
 
         try:
             yield insert
@@ -204,28 +217,57 @@ class HeadRecorder(SQLiteApplicationRecorder):
     ) -> Sequence[int] | None:
         return self._insert_rows(c, table_rows(stored_events))
 
-    def _insert_rows(self, c: SQLiteCursor, rows: Sequence[TableRow]) -> Sequence[int] | None:
-        """One ``executemany`` for the transaction's rows (eventsourcing's SQLite recorder
-        runs a statement per row, to collect each row's id), then the head moved over them."""
+    def _insert_after(
+        self, c: sqlite3.Cursor, rows: Sequence[TableRow], known: tuple[int, str] | None
+    ) -> tuple[list[int], tuple[int, str]]:
+        """Insert one transaction's rows with one ``executemany`` (eventsourcing's SQLite
+        recorder runs a statement per row, to collect each row's id) and move the head over
+        them: the rows' ids and the head after them. A writer that knows the head it left
+        (``known``) moves it from there by one ``UPDATE`` that applies only while the head
+        row still says so (compare and set: one statement a transaction fewer); otherwise, or
+        when it does not apply (another writer moved the head, or it was changed or
+        removed), the head is read and moved (:meth:`_move_head`)."""
         signer = self.signer
         added = signed_rows(rows, signer)
         c.executemany(self.insert_events_statement, added)
-        # The inserts above hold the write lock, so the head read here is the latest one; the
+        moved = False
+        if known is not None and added:
+            count, digest, signature = _moved(known[0], known[1], added, signer)
+            c.execute(MOVE_KNOWN_HEAD, (count, digest, signature, known[0], known[1]))
+            moved = c.rowcount == 1
+            # An UPDATE inserts nothing: the last rowid is still the last row's.
+            last = c.lastrowid
+        if not moved:  # not the head this writer left: read and moved as every writer does
+            count, digest, signature, last = self._move_head(c, added, signer)
+        assert last is not None
+        # SQLite numbers new rows one past the largest rowid, and the write lock held since
+        # the first insert keeps them consecutive: these are the rows' notification ids.
+        return list(range(last - len(added) + 1, last + 1)), (count, digest)
+
+    def _insert_rows(self, c: SQLiteCursor, rows: Sequence[TableRow]) -> Sequence[int] | None:
+        """One ``executemany`` for the transaction's rows (eventsourcing's SQLite recorder
+        runs a statement per row, to collect each row's id), then the head moved over them."""
+        return self._insert_after(c.sqlite_cursor, rows, None)[0]
+
+    def _move_head(
+        self, c: sqlite3.Cursor, added: Sequence[TableRow], signer: Signer | None
+    ) -> tuple[int, str, str | None, int]:
+        """Read the head and move it over ``added``, just inserted: its rows, digest,
+        signature and last rowid after them."""
+        # The inserts hold the write lock, so the head read here is the latest one; the
         # last rowid is that of the last row inserted on this connection.
         c.execute(SELECT_HEAD_AND_LAST)
         head = c.fetchone()
         if head is None:
             raise StoreError(HEAD_ROW_MISSING)
         count, digest, signature = _moved(head[0], head[2], added, signer)
-        last = head[4] if added else head[1]
+        last: int = head[4] if added else head[1]
         c.execute(
             f"UPDATE {HEAD_TABLE} SET rows = ?, notification = ?, digest = ?, signature = ? "
             "WHERE id = 1",
             (count, last, digest, signature),
         )
-        # SQLite numbers new rows one past the largest rowid, and the write lock held since
-        # the first insert keeps them consecutive: these are the rows' notification ids.
-        return list(range(last - len(added) + 1, last + 1))
+        return count, digest, signature, last
 
 
 def _signed(state: bytes, signer: Signer) -> bytes:

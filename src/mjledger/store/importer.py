@@ -41,7 +41,7 @@ from mjledger.store.records import (
     stored_form,
     topic_of,
 )
-from mjledger.store.streams import hand_stream, match_stream
+from mjledger.store.streams import hand_stream, hand_stream_hex, match_stream
 
 # The numbered events of a log, from its start: a log is read twice, never held.
 EventSource = Callable[[], Iterator[tuple[int, Event]]]
@@ -88,6 +88,27 @@ def stand_alone_start(state: MatchState, hand: HandState, *, rules: bool = True)
         # The balances the hand starts from: its stream then settles stakes on its own.
         stakes=None if hand.stakes is None else hand.stakes.as_dict(),
     )
+
+
+def stored_start(state: MatchState, hand: HandState) -> dict[str, Any]:
+    """``stored_form(stand_alone_start(state, hand, rules=False))`` without the event: its
+    validators would only check again what the match fold has checked (recording builds one
+    a hand). Keys as the converter lays them out, fields at their default (None) left out."""
+    data: dict[str, Any] = {
+        "type": HandStarted.TYPE,
+        "dealer": hand.dealer,
+        "ruleset": state.ruleset,
+        "players": list(state.players),
+    }
+    if state.match_id is not None:
+        data["match"] = state.match_id
+    data["number"] = hand.number
+    data["dealer_streak"] = hand.dealer_streak
+    if find_ruleset(state.ruleset).round_winds:
+        data["round_wind"] = hand.round_wind
+    if hand.stakes is not None:
+        data["stakes"] = hand.stakes.as_dict()
+    return data
 
 
 def closing_of(hand: HandState, rotated: MatchState, events: int, digest: str) -> HandClosed:
@@ -194,7 +215,7 @@ class CheckedLog:
         recorded_at = stamp.encode("ascii")
         rules = rules_to_json(self.first.rules)
         for number, opening, events, closing in self.spool:
-            h_stream = hand_stream(match_id, number).hex
+            h_stream = hand_stream_hex(match_id, number)
             opening["match"] = match_id
             opening["rules"] = rules
             h_digest, row = sealed_row(m_digest, canonical_bytes(opening), recorded_at)
@@ -268,7 +289,7 @@ def check_events(source: EventSource) -> CheckedLog:
                 state = fold.state
                 assert state.hand is not None
                 # Its house rules are the match's: added to each hand as it is written.
-                opening = stored_form(stand_alone_start(state, state.hand, rules=False))
+                opening = stored_start(state, state.hand)
                 hand = (state.hand.number, opening, stored, None)
                 continue
             stored.append((TOPICS[type(event)], canonical_bytes(stored_form(event))))

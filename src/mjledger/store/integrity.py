@@ -40,8 +40,9 @@ def link(previous: str, row: dict[str, Any]) -> str:
 
 def head_step(previous: str, stream: str, version: int, topic: str, state: bytes) -> str:
     """The store head after one more row (docs/store.md, "The store head")."""
-    prefix = f"{previous} {stream} {version} {topic}\n".encode()
-    return hashlib.sha256(prefix + state).hexdigest()
+    step = hashlib.sha256(f"{previous} {stream} {version} {topic}\n".encode())
+    step.update(state)  # the row's bytes hashed where they are, not copied after the prefix
+    return step.hexdigest()
 
 
 def hand_message(digest: str) -> bytes:
