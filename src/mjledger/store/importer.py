@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, Final
 
 import attrs
+import msgspec
 from attrs import field, frozen
 
 from mjledger.errors import MjledgerError, StoreError
@@ -39,6 +40,7 @@ from mjledger.store.records import (
     seal,
     sealed_row,
     stored_form,
+    stored_form_of,
     topic_of,
 )
 from mjledger.store.streams import hand_stream, hand_stream_hex, match_stream
@@ -213,7 +215,9 @@ class CheckedLog:
         # Digests stay bytes (ASCII hex) from row to row: one hash and one join a row.
         m_version, m_digest = 1, m_record.digest.encode("ascii")
         recorded_at = stamp.encode("ascii")
-        rules = rules_to_json(self.first.rules)
+        # The house rules, the same in every hand's start, encoded once (canonical JSON of a
+        # value inside canonical JSON is that value's canonical JSON).
+        rules = msgspec.Raw(canonical_bytes(rules_to_json(self.first.rules)))
         for number, opening, events, closing in self.spool:
             h_stream = hand_stream_hex(match_id, number)
             opening["match"] = match_id
@@ -275,6 +279,8 @@ def check_events(source: EventSource) -> CheckedLog:
         hands, events = 0, 1
         hand: SpooledHand | None = None
         stored: list[tuple[str, bytes]] = []
+        # Each event class's topic and stored form, looked up once.
+        kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
         for line, event in numbered:
             fold.feed(event, line)
             events += 1
@@ -292,7 +298,10 @@ def check_events(source: EventSource) -> CheckedLog:
                 opening = stored_start(state, state.hand)
                 hand = (state.hand.number, opening, stored, None)
                 continue
-            stored.append((TOPICS[type(event)], canonical_bytes(stored_form(event))))
+            kind = kinds.get(type(event))
+            if kind is None:
+                kind = kinds[type(event)] = (TOPICS[type(event)], stored_form_of(type(event)))
+            stored.append((kind[0], canonical_bytes(kind[1](event))))
             if not fold.in_play:  # this event ended the hand: the fold has rotated the deal
                 assert hand is not None
                 state = fold.state

@@ -79,11 +79,16 @@ def stored_form(event: Any) -> dict[str, Any]:
     left out, ``class_version`` added above 1), by straight-line code generated once per class
     (:func:`_form_of`; the converter's hooks with their dispatch took about 0.6 µs an event
     of a recorded log)."""
-    cls = type(event)
+    form = _FORMS.get(type(event)) or stored_form_of(type(event))
+    return form(event)
+
+
+def stored_form_of(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """:func:`stored_form` for events of ``cls`` (for a loop over many: one lookup a class)."""
     form = _FORMS.get(cls)
     if form is None:
         form = _FORMS[cls] = _form_of(cls)
-    return form(event)
+    return form
 
 
 def converter_form(event: Any) -> dict[str, Any]:
