@@ -275,42 +275,10 @@ def check_events(source: EventSource) -> CheckedLog:
         first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
         assigned = first.match is None
         digest = content_digest(first) if assigned else None
-        fold = MatchFold(start(first, first_line))
-        hands, events = 0, 1
-        hand: SpooledHand | None = None
-        stored: list[tuple[str, bytes]] = []
-        # Each event class's topic and stored form, looked up once.
-        kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
-        for line, event in numbered:
-            fold.feed(event, line)
-            events += 1
-            if digest is not None:
-                digest.update(b"\n")
-                digest.update(canonical_json(event).encode("utf-8"))
-            if isinstance(event, HandStarted):
-                if hand is not None:
-                    spool.add(hand)
-                hands += 1
-                stored = []
-                state = fold.state
-                assert state.hand is not None
-                # Its house rules are the match's: added to each hand as it is written.
-                opening = stored_start(state, state.hand)
-                hand = (state.hand.number, opening, stored, None)
-                continue
-            kind = kinds.get(type(event))
-            if kind is None:
-                kind = kinds[type(event)] = (TOPICS[type(event)], stored_form_of(type(event)))
-            stored.append((kind[0], canonical_bytes(kind[1](event))))
-            if not fold.in_play:  # this event ended the hand: the fold has rotated the deal
-                assert hand is not None
-                state = fold.state
-                assert state.hand is not None
-                # The hand's digest is known once the match id is: filled in as it is written.
-                closing = closing_of(state.hand, state, len(stored) + 1, "")
-                hand = (*hand[:3], stored_form(closing))
-        if hand is not None:
-            spool.add(hand)
+        hands = _Hands(MatchFold(start(first, first_line)), spool, digest)
+        for _ in hands.fold.feed_all(hands.taken(numbered)):
+            pass  # the settled hands are not kept: their events are on the spool
+        hands.spool_last()
     except MjledgerError:
         spool.close()
         for _ in numbered:  # a later line the codec refuses is the log's error first
@@ -321,7 +289,69 @@ def check_events(source: EventSource) -> CheckedLog:
         raise
     if digest is not None:
         first = attrs.evolve(first, match="m-" + digest.hexdigest()[:16])
-    return CheckedLog(source, first, first_line, assigned, hands, events, spool)
+    return CheckedLog(source, first, first_line, assigned, hands.hands, hands.events, spool)
+
+
+class _Hands:
+    """What :func:`check_events` keeps of the hands while the match fold checks them, fed
+    the log's events through :meth:`taken`: the fold draws each event from there (a hand's
+    events in one loop, :meth:`MatchFold.feed_all`), and the event drawn before it has been
+    folded by then, so the fold's state says what the hand's start and closing are."""
+
+    def __init__(self, fold: MatchFold, spool: HandSpool, digest: Any) -> None:
+        self.fold, self.spool, self.digest = fold, spool, digest
+        self.hands, self.events = 0, 1
+        self.hand: SpooledHand | None = None
+        # Each event class's topic and stored form, looked up once.
+        self.kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
+
+    def taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
+        """The events of ``numbered``, each stored form put aside as it goes to the fold."""
+        digest, kinds = self.digest, self.kinds
+        stored: list[tuple[str, bytes]] = []
+        opening = False  # a hand_started went to the fold last: its hand is in play now
+        for line, event in numbered:
+            if opening:
+                self._open(stored)
+                opening = False
+            self.events += 1
+            if digest is not None:
+                digest.update(b"\n")
+                digest.update(canonical_json(event).encode("utf-8"))
+            if isinstance(event, HandStarted):
+                self.spool_last()  # the hand before it, ended (or the fold refuses this one)
+                self.hands += 1
+                stored = []
+                opening = True
+            else:
+                kind = kinds.get(type(event))
+                if kind is None:
+                    kind = kinds[type(event)] = (TOPICS[type(event)], stored_form_of(type(event)))
+                stored.append((kind[0], canonical_bytes(kind[1](event))))
+            yield line, event
+        if opening:
+            self._open(stored)
+
+    def _open(self, stored: list[tuple[str, bytes]]) -> None:
+        state = self.fold.state
+        assert state.hand is not None
+        # Its house rules are the match's: added to each hand as it is written.
+        self.hand = (state.hand.number, stored_start(state, state.hand), stored, None)
+
+    def spool_last(self) -> None:
+        """The last hand started onto the spool, with its closing if it has ended (the fold
+        rotates the deal with the event that ends a hand, and no event of a hand follows)."""
+        hand = self.hand
+        if hand is None:
+            return
+        if not self.fold.in_play:
+            state = self.fold.state
+            assert state.hand is not None
+            # The hand's digest is known once the match id is: filled in as it is written.
+            closing = closing_of(state.hand, state, len(hand[2]) + 1, "")
+            hand = (*hand[:3], stored_form(closing))
+        self.spool.add(hand)
+        self.hand = None
 
 
 def content_digest(first: MatchStarted) -> Any:
