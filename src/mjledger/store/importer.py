@@ -181,6 +181,8 @@ def new_match_id() -> str:
 # the same for every hand (the house rules) or known only at the end of the log (a match id
 # derived from the content, hence every digest) is filled in as the hand is written.
 SpooledHand = tuple[int, dict[str, Any], list[tuple[str, bytes]], dict[str, Any] | None]
+# A hand while it is checked: its start may be read only when it is spooled (None until then).
+_CheckedHand = tuple[int, dict[str, Any] | None, list[tuple[str, bytes]], None]
 # Small logs stay in memory; a long one goes to a temporary file past this many bytes.
 SPOOL_MEMORY: Final = 8 << 20
 
@@ -342,7 +344,12 @@ class _Hands:
     def __init__(self, fold: MatchFold, spool: HandSpool, digest: Any) -> None:
         self.fold, self.spool, self.digest = fold, spool, digest
         self.hands, self.events = 0, 1
-        self.hand: SpooledHand | None = None
+        self.hand: _CheckedHand | None = None
+        # A hand's start is read off the hand in play (frozen for it) only under table
+        # stakes, whose balances change as the hand settles; otherwise everything it holds
+        # stays as the hand began, and it is read off the hand once the hand has ended
+        # (frozen by the fold anyway), or when the log ends with it in play.
+        self.at_start = fold.state.stakes is not None
         # Each event class's topic and stored form, looked up once.
         self.kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
 
@@ -376,6 +383,10 @@ class _Hands:
         self.events += len(stored)
 
     def _open(self, stored: list[tuple[str, bytes]]) -> None:
+        """The hand_started drawn last has been folded: its hand is in play."""
+        if not self.at_start:
+            self.hand = (0, None, stored, None)  # its start: when it is spooled
+            return
         state = self.fold.state
         assert state.hand is not None
         # Its house rules are the match's: added to each hand as it is written.
@@ -387,12 +398,16 @@ class _Hands:
         hand = self.hand
         if hand is None:
             return
+        state = self.fold.state  # the hand in play, or the match after it ended
+        assert state.hand is not None
+        number, opening, stored, _ = hand
+        if opening is None:
+            number, opening = state.hand.number, stored_start(state, state.hand)
+        closing = None
         if not self.fold.in_play:
-            state = self.fold.state
-            assert state.hand is not None
             # The hand's digest is known once the match id is: filled in as it is written.
-            hand = (*hand[:3], stored_closing(state.hand, state, len(hand[2]) + 1))
-        self.spool.add(hand)
+            closing = stored_closing(state.hand, state, len(stored) + 1)
+        self.spool.add((number, opening, stored, closing))
         self.hand = None
 
 
