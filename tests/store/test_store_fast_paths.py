@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ from mjledger.store.signing import keygen, load_verifier
 from mjledger.store.streams import hand_stream, hand_stream_hex
 
 from ..store_logs import sichuan_match
-from ..strategies import legal_logs, log_text
+from ..strategies import corrupted_log_texts, legal_logs, log_text, sichuan_rules
+from ..unit.test_quick_fold import bench_lines, damaged_bench_logs
 from ..variant_strategies import variant_logs
 
 Line = dict[str, Any]
@@ -269,3 +271,42 @@ def test_replay_all_pauses_the_collector_and_leaves_it_as_it_found_it(enabled: b
     assert after is enabled
     (match,) = replayed.values()
     assert match.to_json() == replay(text).to_json()
+
+
+def _checked_rows(text: str, *, quick: bool) -> Any:
+    """The rows recording ``text`` writes from its spool, or its error, with the check pass
+    settling hands as ``replay --json`` does (``quick``) or through the match fold."""
+    with (
+        mock.patch.object(importer, "now", return_value="2026-01-01T00:00:00.000000+00:00"),
+        mock.patch.object(
+            importer, "quick_hands_of", importer.quick_hands_of if quick else lambda _: None
+        ),
+    ):
+        try:
+            checked = check_log(text)
+            return [list(batch) for batch in checked.rows()], checked.hands, checked.events
+        except MjledgerError as exc:
+            return type(exc).__name__, str(exc), getattr(exc, "line", None)
+
+
+@given(st.integers(0, 10_000), sichuan_rules(), st.booleans())
+def test_a_quick_fold_table_spools_the_sealed_rows(seed: int, rules: Any, named: bool) -> None:
+    """The check pass of a table with a quick fold (the benchmark's Sichuan logs) spools
+    what the match fold's check pass spools, and the rows are the sealed rows."""
+    lines = bench_lines(seed, 8, rules)
+    if not named:
+        first = json.loads(lines[0])
+        del first["match"]
+        lines[0] = json.dumps(first)
+    text = "\n".join(lines)
+    with mock.patch.object(importer, "_Hands", side_effect=AssertionError("the match fold")):
+        quick = _checked_rows(text, quick=True)
+    assert quick == _checked_rows(text, quick=False)
+    spooled, sealed = spooled_and_sealed(text)
+    assert spooled == sealed
+
+
+@given(st.one_of(damaged_bench_logs(), corrupted_log_texts(ruleset="sichuan")))
+def test_a_quick_fold_table_is_checked_as_the_match_fold_checks_it(text: Any) -> None:
+    text = text.decode() if isinstance(text, bytes) else text
+    assert _checked_rows(text, quick=True) == _checked_rows(text, quick=False)

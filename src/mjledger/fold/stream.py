@@ -157,10 +157,7 @@ class HandJsonStream:
             else:
                 raise FormatError("the log is empty", line=1)
             self.totals = totals = dict.fromkeys(state.players, 0)
-            ruleset = find_ruleset(state.ruleset)
-            quick = None
-            if isinstance(ruleset, HasQuickHands) and not state.stand_alone and not state.stakes:
-                quick = ruleset.quick_hands(state.rules, state.players)
+            quick = quick_hands_of(state)
             hands = (
                 self._general(MatchFold(state), events, 0)
                 if quick is None
@@ -251,6 +248,16 @@ class HandJsonStream:
         for line, event in drawn:
             fold.feed(event, line)
         return fold
+
+
+def quick_hands_of(state: MatchState) -> QuickHands | None:
+    """The quick fold of the match ``state`` opens (its first line's), or None: its rule set
+    has none for the table, or the log is a stand-alone hand, or the match plays table stakes
+    (their balances cap each batch of payments: the general fold's)."""
+    ruleset = find_ruleset(state.ruleset)
+    if not isinstance(ruleset, HasQuickHands) or state.stand_alone or state.stakes is not None:
+        return None
+    return ruleset.quick_hands(state.rules, state.players)
 
 
 def _plain_start(event: Event, players: tuple[str, ...], dealer: str | None) -> bool:

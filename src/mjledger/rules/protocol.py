@@ -196,9 +196,11 @@ class Undecided(Exception):  # noqa: N818 - not an error: nothing is refused
 
 
 class QuickHands(Protocol):
-    """A rule set's quick fold of one table, for ``replay --json``: the common hand settled
-    in one loop over plain values, its output written at once (see
-    :mod:`mjledger.rules.sichuan.quick`)."""
+    """A rule set's quick fold of one table, for ``replay --json`` and recording: the common
+    hand settled in one loop over plain values, its output written at once (see
+    :mod:`mjledger.rules.sichuan.quick`). Offered only for a table whose round wind never
+    changes and whose match never ends but with its log (no table stakes): what comes after
+    a hand is then its next dealer alone."""
 
     def fold(
         self,

@@ -16,6 +16,7 @@ import tempfile
 import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import Any, BinaryIO, Final
 
 import attrs
@@ -25,10 +26,12 @@ from attrs import field, frozen
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchFold, MatchState, evolve, start
+from mjledger.fold.stream import HandJsonStream, quick_hands_of
 from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.log.reader import BLOCK, iter_log_file, iter_text
 from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.rules.protocol import HandJson
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandClosed
 from mjledger.store.records import (
@@ -97,20 +100,40 @@ def stored_start(state: MatchState, hand: HandState) -> dict[str, Any]:
     """``stored_form(stand_alone_start(state, hand, rules=False))`` without the event: its
     validators would only check again what the match fold has checked (recording builds one
     a hand). Keys as the converter lays them out, fields at their default (None) left out."""
+    stakes = None if hand.stakes is None else hand.stakes.as_dict()
+    return _start_form(state, hand.number, hand.dealer, hand.dealer_streak, hand.round_wind, stakes)
+
+
+def output_start(state: MatchState, hand: HandJson) -> dict[str, Any]:
+    """:func:`stored_start` of a hand given as the replay output writes it (a table without
+    stakes)."""
+    return _start_form(
+        state, hand["number"], hand["dealer"], hand["dealer_streak"], hand["round_wind"], None
+    )
+
+
+def _start_form(
+    state: MatchState,
+    number: int,
+    dealer: str,
+    streak: int,
+    round_wind: str,
+    stakes: dict[str, int] | None,
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "type": HandStarted.TYPE,
-        "dealer": hand.dealer,
+        "dealer": dealer,
         "ruleset": state.ruleset,
         "players": list(state.players),
     }
     if state.match_id is not None:
         data["match"] = state.match_id
-    data["number"] = hand.number
-    data["dealer_streak"] = hand.dealer_streak
+    data["number"] = number
+    data["dealer_streak"] = streak
     if find_ruleset(state.ruleset).round_winds:
-        data["round_wind"] = hand.round_wind
-    if hand.stakes is not None:
-        data["stakes"] = hand.stakes.as_dict()
+        data["round_wind"] = round_wind
+    if stakes is not None:
+        data["stakes"] = stakes
     return data
 
 
@@ -145,21 +168,19 @@ def stored_closing(hand: HandState, rotated: MatchState, events: int) -> dict[st
     out (``match_over`` false, no ``balances``, an empty ``bust``)."""
     outcome = hand.outcome
     assert outcome != "unfinished"
-    data: dict[str, Any] = {
-        "type": HandClosed.TYPE,
-        "number": hand.number,
-        "events": events,
-        "hand_digest": "",
-        "dealer": hand.dealer,
-        "dealer_streak": hand.dealer_streak,
-        "round_wind": hand.round_wind,
-        "outcome": outcome,
-        "winners": list(hand.winners),
-        "net": hand.net(),
-        "next_dealer": rotated.next_dealer,
-        "next_streak": rotated.next_streak,
-        "next_round_wind": rotated.round_wind,
-    }
+    data = _closing_form(
+        hand.number,
+        events,
+        hand.dealer,
+        hand.dealer_streak,
+        hand.round_wind,
+        outcome,
+        list(hand.winners),
+        hand.net(),
+        rotated.next_dealer,
+        rotated.next_streak,
+        rotated.round_wind,
+    )
     if rotated.over:
         data["match_over"] = True
     stakes = hand.stakes
@@ -169,6 +190,57 @@ def stored_closing(hand: HandState, rotated: MatchState, events: int) -> dict[st
         if bust:
             data["bust"] = bust
     return data
+
+
+def output_closing(hand: HandJson, events: int) -> dict[str, Any]:
+    """:func:`stored_closing` of a hand given as the replay output writes it, at a table with
+    a quick fold (:class:`~mjledger.rules.protocol.QuickHands`: the round wind never changes,
+    the match never ends, no stakes), where the rotation is the hand's next dealer alone."""
+    assert hand["outcome"] != "unfinished"
+    dealer, streak, next_dealer = hand["dealer"], hand["dealer_streak"], hand["next_dealer"]
+    return _closing_form(
+        hand["number"],
+        events,
+        dealer,
+        streak,
+        hand["round_wind"],
+        hand["outcome"],
+        hand["winners"],
+        hand["net"],
+        next_dealer,
+        streak + 1 if next_dealer == dealer else 0,  # as the match fold rotates the deal
+        hand["round_wind"],
+    )
+
+
+def _closing_form(
+    number: int,
+    events: int,
+    dealer: str,
+    streak: int,
+    round_wind: str,
+    outcome: str,
+    winners: list[str],
+    net: dict[str, int],
+    next_dealer: str | None,
+    next_streak: int,
+    next_round_wind: str,
+) -> dict[str, Any]:
+    return {
+        "type": HandClosed.TYPE,
+        "number": number,
+        "events": events,
+        "hand_digest": "",
+        "dealer": dealer,
+        "dealer_streak": streak,
+        "round_wind": round_wind,
+        "outcome": outcome,
+        "winners": winners,
+        "net": net,
+        "next_dealer": next_dealer,
+        "next_streak": next_streak,
+        "next_round_wind": next_round_wind,
+    }
 
 
 def new_match_id() -> str:
@@ -318,10 +390,17 @@ def check_events(source: EventSource) -> CheckedLog:
         first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
         assigned = first.match is None
         digest = content_digest(first) if assigned else None
-        hands = _Hands(MatchFold(start(first, first_line)), spool, digest)
-        for _ in hands.fold.feed_all(hands.taken(numbered)):
-            pass  # the settled hands are not kept: their events are on the spool
-        hands.spool_last()
+        state = start(first, first_line)
+        if quick_hands_of(state) is not None:  # the hands settled as replay --json settles them
+            output = _OutputHands(state, spool, digest)
+            output.check((first_line, first), numbered)
+            hands, events = output.hands, output.events
+        else:
+            folded = _Hands(MatchFold(state), spool, digest)
+            for _ in folded.fold.feed_all(folded.taken(numbered)):
+                pass  # the settled hands are not kept: their events are on the spool
+            folded.spool_last()
+            hands, events = folded.hands, folded.events
     except MjledgerError:
         spool.close()
         for _ in numbered:  # a later line the codec refuses is the log's error first
@@ -332,7 +411,51 @@ def check_events(source: EventSource) -> CheckedLog:
         raise
     if digest is not None:
         first = attrs.evolve(first, match="m-" + digest.hexdigest()[:16])
-    return CheckedLog(source, first, first_line, assigned, hands.hands, hands.events, spool)
+    return CheckedLog(source, first, first_line, assigned, hands, events, spool)
+
+
+class _OutputHands:
+    """What :func:`check_events` keeps of the hands of a table with a quick fold: each hand
+    settled as ``replay --json`` settles it (:class:`~mjledger.fold.stream.HandJsonStream`:
+    the quick fold, the general fold where it leaves a hand), its start and closing read off
+    its output, its events' stored forms put aside as the stream draws them."""
+
+    def __init__(self, head: MatchState, spool: HandSpool, digest: Any) -> None:
+        self.head, self.spool, self.digest = head, spool, digest
+        self.hands, self.events = 0, 1
+        self._stored: dict[int, list[tuple[str, bytes]]] = {}  # each hand's, by its number
+
+    def check(self, first: tuple[int, Event], numbered: Iterator[tuple[int, Event]]) -> None:
+        head, spool, stored = self.head, self.spool, self._stored
+        for hand in HandJsonStream(chain([first], self._taken(numbered))):
+            number = hand["number"]
+            events = stored.pop(number)
+            closing = None
+            if hand["outcome"] != "unfinished":
+                closing = output_closing(hand, len(events) + 1)
+            spool.add((number, output_start(head, hand), events, closing))
+            self.events += len(events) + 1
+
+    def _taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
+        """The events of ``numbered``, each stored form put aside, with its hand's, as it goes
+        to the stream (an event before the first hand has none: the fold refuses it)."""
+        digest = self.digest
+        kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
+        stored: list[tuple[str, bytes]] = []
+        for line, event in numbered:
+            if digest is not None:
+                digest.update(b"\n")
+                digest.update(canonical_json(event).encode("utf-8"))
+            cls = type(event)
+            if cls is HandStarted:
+                self.hands += 1
+                stored = self._stored[self.hands] = []
+            else:
+                kind = kinds.get(cls)
+                if kind is None:
+                    kind = kinds[cls] = (TOPICS[cls], stored_form_of(cls))
+                stored.append((kind[0], canonical_bytes(kind[1](event))))
+            yield line, event
 
 
 class _Hands:
