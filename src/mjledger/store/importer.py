@@ -439,23 +439,40 @@ class _OutputHands:
     def _taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
         """The events of ``numbered``, each stored form put aside, with its hand's, as it goes
         to the stream (an event before the first hand has none: the fold refuses it)."""
-        digest = self.digest
-        kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
+        digest, form = self.digest, _StoredForms()
         stored: list[tuple[str, bytes]] = []
         for line, event in numbered:
             if digest is not None:
-                digest.update(b"\n")
-                digest.update(canonical_json(event).encode("utf-8"))
-            cls = type(event)
-            if cls is HandStarted:
+                _digest_line(digest, event)
+            if type(event) is HandStarted:
                 self.hands += 1
                 stored = self._stored[self.hands] = []
             else:
-                kind = kinds.get(cls)
-                if kind is None:
-                    kind = kinds[cls] = (TOPICS[cls], stored_form_of(cls))
-                stored.append((kind[0], canonical_bytes(kind[1](event))))
+                stored.append(form(event))
             yield line, event
+
+
+class _StoredForms:
+    """Each event's topic and stored form as canonical JSON bytes (each event class's topic
+    and form looked up once)."""
+
+    __slots__ = ("_kinds",)
+
+    def __init__(self) -> None:
+        self._kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
+
+    def __call__(self, event: Event) -> tuple[str, bytes]:
+        cls = type(event)
+        kind = self._kinds.get(cls)
+        if kind is None:
+            kind = self._kinds[cls] = (TOPICS[cls], stored_form_of(cls))
+        return kind[0], canonical_bytes(kind[1](event))
+
+
+def _digest_line(digest: Any, event: Event) -> None:
+    """The content digest of a log without a match id, over one more line."""
+    digest.update(b"\n")
+    digest.update(canonical_json(event).encode("utf-8"))
 
 
 class _Hands:
@@ -473,12 +490,10 @@ class _Hands:
         # stays as the hand began, and it is read off the hand once the hand has ended
         # (frozen by the fold anyway), or when the log ends with it in play.
         self.at_start = fold.state.stakes is not None
-        # Each event class's topic and stored form, looked up once.
-        self.kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
 
     def taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
         """The events of ``numbered``, each stored form put aside as it goes to the fold."""
-        digest, kinds = self.digest, self.kinds
+        digest, form = self.digest, _StoredForms()
         stored: list[tuple[str, bytes]] = []
         opening = False  # a hand_started went to the fold last: its hand is in play now
         for line, event in numbered:
@@ -486,20 +501,15 @@ class _Hands:
                 self._open(stored)
                 opening = False
             if digest is not None:
-                digest.update(b"\n")
-                digest.update(canonical_json(event).encode("utf-8"))
-            cls = type(event)
-            if cls is HandStarted:
+                _digest_line(digest, event)
+            if type(event) is HandStarted:
                 self.spool_last()  # the hand before it, ended (or the fold refuses this one)
                 self.hands += 1
                 self.events += len(stored) + 1
                 stored = []
                 opening = True
             else:
-                kind = kinds.get(cls)
-                if kind is None:
-                    kind = kinds[cls] = (TOPICS[cls], stored_form_of(cls))
-                stored.append((kind[0], canonical_bytes(kind[1](event))))
+                stored.append(form(event))
             yield line, event
         if opening:
             self._open(stored)
