@@ -245,12 +245,17 @@ def rotate(state: MatchState, hand: HandState) -> MatchState:
     )
 
 
+def streak_after(dealer: str, streak: int, next_dealer: str | None) -> int:
+    """The next hand's dealer streak: one more when the dealer stays, else none."""
+    return streak + 1 if next_dealer == dealer else 0
+
+
 def _rotation(state: MatchState, hand: HandView) -> dict[str, Any]:
     """What the end of ``hand`` changes in the match besides the hand itself (which gets the
     ``next_dealer``): read off a frozen hand, or the hand fold's before it is frozen once."""
     ruleset = find_ruleset(state.ruleset)
     dealer = ruleset.dealer_after(hand)
-    streak = hand.dealer_streak + 1 if dealer == hand.dealer else 0
+    streak = streak_after(hand.dealer, hand.dealer_streak, dealer)
     wind_index = state.wind_index
     over = False
     if not state.stand_alone and ruleset.round_ends(hand, dealer, state.first_dealer):
@@ -337,10 +342,7 @@ class MatchFold:
             settled = self.feed(event, line)
             if settled is not None:
                 yield settled
-            hand = self._hand
-            pending = None if hand is None else hand.run(events)
-            if hand is not None and hand.ended:
-                self._end_hand(hand)
+            pending = self.finish_hand(events)
 
     def finish_hand(
         self, events: Iterator[tuple[int | None, Event]]

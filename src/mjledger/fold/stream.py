@@ -20,7 +20,7 @@ import orjson
 
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState
-from mjledger.fold.match import MatchFold, MatchState, start
+from mjledger.fold.match import MatchFold, MatchState, start, streak_after
 from mjledger.fold.replay import hand_to_json
 from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
@@ -207,7 +207,7 @@ class HandJsonStream:
             drawn = [(line, event)]
             try:
                 hand, next_dealer = quick.fold(number, dealer, streak, events, drawn)
-                next_streak = streak + 1 if next_dealer == dealer else 0
+                next_streak = streak_after(dealer, streak, next_dealer)
             except Undecided:
                 fold = self._replayed(state, first_dealer, number, dealer, streak, drawn)
                 pending = fold.finish_hand(events)

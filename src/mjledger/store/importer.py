@@ -25,7 +25,7 @@ from attrs import field, frozen
 
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
-from mjledger.fold.match import MatchFold, MatchState, evolve, start
+from mjledger.fold.match import MatchFold, MatchState, evolve, start, streak_after
 from mjledger.fold.stream import HandJsonStream, quick_hands_of
 from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
@@ -208,7 +208,7 @@ def output_closing(hand: HandJson, events: int) -> dict[str, Any]:
         hand["winners"],
         hand["net"],
         next_dealer,
-        streak + 1 if next_dealer == dealer else 0,  # as the match fold rotates the deal
+        streak_after(dealer, streak, next_dealer),
         hand["round_wind"],
     )
 
