@@ -23,7 +23,7 @@ from mjledger.log.events import (
     WallExhausted,
     WonOnDiscard,
 )
-from mjledger.rules.registry import find_ruleset
+from mjledger.rules.registry import table_of
 from mjledger.rules.tiles import melds_of
 from mjledger.tiles.notation import parse_tiles
 
@@ -50,13 +50,11 @@ def _asserted_win(
 
 def _asserted_wall(state: MatchState, event: WallExhausted, voids: dict[str, str]) -> WallExhausted:
     assert event.remaining is not None
-    ruleset = find_ruleset(state.ruleset)
+    table = table_of(state.ruleset, state.rules, state.players)
     remaining = {}
     for player, entry in event.remaining.items():
         assert entry.tiles is not None, "a simulated wall entry always shows its tiles"
-        status = ruleset.evaluate_wall(
-            state.rules, parse_tiles(entry.tiles), melds_of(entry.melds), voids[player]
-        )
+        status = table.evaluate_wall(parse_tiles(entry.tiles), melds_of(entry.melds), voids[player])
         if status.flower_pig:
             remaining[player] = PlayerAtWallEnd(flower_pig=True)
         elif status.ready:

@@ -39,7 +39,7 @@ def shapes_for(ruleset: str | Shapes, *, seven_pairs: bool = False) -> Shapes:
         return ruleset
     found = find_ruleset(ruleset)
     options = {"seven_pairs": True} if seven_pairs else {}
-    return found.shapes(found.rules_class(**options))
+    return found.bind(found.rules_class(**options), ()).shapes()
 
 
 def waits(

@@ -17,7 +17,8 @@ from rich.table import Table
 from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.errors import MjledgerError, TileError
-from mjledger.rules.protocol import Ruleset, WinContext
+from mjledger.rules.base import BaseRuleset
+from mjledger.rules.protocol import WinContext
 from mjledger.rules.registry import DEFAULT_RULESET, find_ruleset, ruleset_names
 from mjledger.tiles.decompose import arrangements
 from mjledger.tiles.fan import FanResult
@@ -67,7 +68,7 @@ def _known_ruleset(name: str) -> str:
     return name
 
 
-def _optional_patterns(ruleset: Ruleset) -> tuple[str, ...]:
+def _optional_patterns(ruleset: BaseRuleset) -> tuple[str, ...]:
     """The house rules ``--rule`` switches on: the extension options, in field order."""
     return tuple(
         f.name for f in attrs.fields(ruleset.rules_class) if f.name in ruleset.extension_keys
@@ -149,7 +150,7 @@ def _report(
     for rule in rules:
         if rule not in known:
             raise TileError(f"unknown {ruleset} rule {rule!r}: expected one of {', '.join(known)}")
-    house_rules = rule_set.rules_class(**dict.fromkeys(rules, True))
+    table = rule_set.bind(rule_set.rules_class(**dict.fromkeys(rules, True)), ())
     # variants.md, "First turn": heavenly is the dealer's self-draw, earthly any other win.
     dealer = dealer or (rule_set.round_winds and seat_wind in ("east", "1z"))
     if first_turn and melds:
@@ -170,7 +171,7 @@ def _report(
     )
 
     def score(hand: tuple[Tile, ...], tile: Tile, context: WinContext) -> FanResult:
-        return rule_set.evaluate_win(house_rules, hand, tile, melds, context)
+        return table.evaluate_win(hand, tile, melds, context)
 
     report: dict[str, Any] = {
         "ruleset": ruleset,
@@ -183,7 +184,7 @@ def _report(
         else:
             hand, winning = tiles[:-1], tiles[-1]
         result = score(hand, winning, context)
-        shapes = rule_set.shapes(house_rules)
+        shapes = table.shapes()
         report |= {
             "mode": "win",
             "tiles": format_tiles(hand),
@@ -199,7 +200,7 @@ def _report(
             f"(a win) or {complete_size - 1} (a hand one tile short)"
         )
     report |= {"mode": "waits", "tiles": format_tiles(tiles)}
-    status = rule_set.evaluate_wall(house_rules, tiles, melds, void_suit)
+    status = table.evaluate_wall(tiles, melds, void_suit)
     if rule_set.void_suits:  # only where a hand can be a flower pig is the wall settled by it
         report |= {"flower_pig": status.flower_pig, "best_fan": status.best_fan}
     report["ready"] = status.ready

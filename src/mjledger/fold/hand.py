@@ -13,9 +13,9 @@ of an open run of wins that it does not continue (which the fold settles before 
 as the pure :func:`evolve_hand` does on its own copy; a refused log is not folded further).
 
 The fold knows the order of play; what anything is worth, and who pays it, it asks the hand's
-rule set (:class:`~mjledger.rules.protocol.Ruleset`). Transfers are recorded one per payer and
-payee, each with the log line that caused it, which is what a support person replaying a
-disputed hand reads step by step.
+rule set bound to its table (:class:`~mjledger.rules.base.BaseRuleset`). Transfers are
+recorded one per payer and payee, each with the log line that caused it, which is what a
+support person replaying a disputed hand reads step by step.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ from mjledger.log.events import (
     WonOnDiscard,
     win_has_tiles,
 )
-from mjledger.rules.protocol import HouseRules, Payments, Ruleset, WinContext
-from mjledger.rules.registry import find_ruleset
+from mjledger.rules.base import BaseRuleset
+from mjledger.rules.protocol import HouseRules, Payments, WinContext
+from mjledger.rules.registry import table_of
 from mjledger.rules.state import (
     MAX_KONGS,
     REASONS,
@@ -90,8 +91,8 @@ class HandFold:
     :class:`HandState` (both are a :class:`~mjledger.rules.state.HandView`)."""
 
     __slots__ = (
-        "_ruleset",
         "_seat",
+        "_table",
         "_winners_leave",
         "dealer",
         "dealer_streak",
@@ -119,9 +120,10 @@ class HandFold:
         "winners",
     )
 
-    _ruleset: Ruleset
     _seat: dict[str, int]
     """Each player's seat: where their entry of ``kong_runs`` is."""
+    _table: BaseRuleset
+    """The hand's rule set, bound to its table (its house rules and players)."""
     _winners_leave: bool
     ruleset: str
     rules: HouseRules
@@ -154,8 +156,8 @@ class HandFold:
     def thaw(hand: HandState) -> HandFold:
         """A working copy of ``hand`` (``hand`` itself never changes)."""
         fold = _thaw(hand)
-        fold._ruleset = ruleset = find_ruleset(hand.ruleset)
-        fold._winners_leave = leave = ruleset.winners_leave(hand.rules)
+        fold._table = table = table_of(hand.ruleset, hand.rules, hand.players)
+        fold._winners_leave = leave = table.winners_leave()
         fold.still_in = still_in_of(hand.players, hand.winners, leave)
         fold._seat = {p: i for i, p in enumerate(hand.players)}
         return fold
@@ -227,7 +229,7 @@ class HandFold:
 
 
 _FIELDS: Final = tuple(f.name for f in attrs.fields(HandState))
-assert set(HandFold.__slots__) == {*_FIELDS, "_ruleset", "_seat", "_winners_leave", "still_in"}, (
+assert set(HandFold.__slots__) == {*_FIELDS, "_seat", "_table", "_winners_leave", "still_in"}, (
     "HandFold holds HandState's fields"
 )
 _thaw: Final[Callable[[HandState], HandFold]] = copier(HandFold, _FIELDS)
@@ -255,8 +257,8 @@ def win_fan(
     """The fan ``event`` is paid on in ``hand`` (derived from its tiles where it shows them)
     and whether it is a limit hand — exactly what the fold settles it on. A hook for
     explanations (:mod:`mjledger.explain`), which rebuild the arithmetic of each step."""
-    ruleset = find_ruleset(hand.ruleset)
-    return _fan_of(ruleset, hand, event, _win_context(hand, event), line)
+    table = table_of(hand.ruleset, hand.rules, hand.players)
+    return _fan_of(table, hand, event, _win_context(hand, event), line)
 
 
 def close_hand(hand: HandState) -> HandState:
@@ -370,23 +372,34 @@ def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
 
 
 def _fan_of(
-    ruleset: Ruleset,
+    table: BaseRuleset,
     hand: HandView,
     event: WonOnDiscard | SelfDrawn,
     context: WinContext,
     line: int | None,
 ) -> tuple[int | None, bool]:
-    """The fan a win is paid on and whether it is a limit hand."""
+    """The fan a win is paid on and whether it is a limit hand. The one place that holds
+    every win to the table's minimum fan, asserted or from tiles (a limit hand always may)."""
     has_tiles = win_has_tiles(event)
-    fan, limit = ruleset.claimed_fan(hand.rules, event.fan, event.limit, has_tiles=has_tiles)
+    fan, limit = table.claimed_fan(event.fan, event.limit, has_tiles=has_tiles)
     if not has_tiles:
+        minimum = table.minimum_fan()
+        if not limit and fan is not None and fan < minimum:
+            raise _refusal(event, line, f"fan {fan} is below the table minimum of {minimum}")
         return fan, limit
+    return _fan_from_tiles(table, event, context, line)
+
+
+def _fan_from_tiles(
+    table: BaseRuleset, event: WonOnDiscard | SelfDrawn, context: WinContext, line: int | None
+) -> tuple[int | None, bool]:
+    """The fan a win with tiles is paid on: the tiles', which the log may only repeat."""
 
     def refuse(problem: str) -> RuleError:
         return _refusal(event, line, problem)
 
     try:
-        result = derive_win(ruleset, hand.rules, event, context)
+        result = derive_win(table, event, context)
     except TileError as exc:
         raise refuse(str(exc)) from None
     breakdown = ", ".join(f"{p.code} {p.fan}" for p in result.patterns)
@@ -406,7 +419,7 @@ def _fan_of(
         raise refuse(
             f"the log gives fan {event.fan}, but the tiles make {result.fan} ({breakdown})"
         )
-    minimum = ruleset.minimum_fan(hand.rules)
+    minimum = table.minimum_fan()
     if result.fan < minimum:
         raise refuse(
             f"the tiles make {result.fan} fan ({breakdown}), below the table minimum of {minimum}"
@@ -418,8 +431,8 @@ def _fan_of(
 
 
 def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -> None:
-    if not hand._ruleset.void_suits:
-        raise _refusal(event, line, f"{hand._ruleset.title} has no void suit")
+    if not hand._table.void_suits:
+        raise _refusal(event, line, f"{hand._table.title} has no void suit")
     if event.player not in hand.still_in:
         _in_play(hand, event.player, "player", event, line)
     if void_suit_of(hand.void_suits, event.player) is not None:
@@ -471,7 +484,7 @@ def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> Non
                 line,
                 "an exposed kong is claimed from another player's discard, not one's own",
             )
-    payments = hand._ruleset.kong_payments(hand.rules, hand, event)
+    payments = hand._table.kong_payments(hand, player, event.kind, from_)
     transfers = _transfers(payments, player, _KONG_REASONS[event.kind], line)
     # Every check has run: from here on the hand changes.
     if from_ is not None:
@@ -521,11 +534,11 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
             )
     if event.first_turn:
         _check_first_turn(hand, event, line)
-    ruleset = hand._ruleset
+    table = hand._table
     context = _win_context(hand, event)
-    fan, limit = _fan_of(ruleset, hand, event, context, line)
+    fan, limit = _fan_of(table, hand, event, context, line)
     reason: Reason = "self_drawn" if discarder is None else "won_on_discard"
-    payments = ruleset.win_payments(hand.rules, hand, context, fan, limit)
+    payments = table.win_payments(hand, context, fan, limit)
     transfers = _transfers(payments, event.player, reason, line)
     # Every check has run: from here on the hand changes.
     _pay(hand, transfers)
@@ -546,7 +559,7 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
         hand.open_wins = run
         if discarder not in hand.discarders:
             hand.discarders = hand.discarders | {discarder}
-    if ruleset.hand_ends_after_win(hand):
+    if table.hand_ends_after_win(hand):
         close_open_wins(hand)
         hand.ended = True
 
@@ -602,7 +615,7 @@ def _close_wins(hand: HandFold) -> None:
     hand.first_run_open = False
     if not run_kongs:
         return
-    dues, passed = hand._ruleset.kong_money_passing(hand.rules, hand, run, run_kongs)
+    dues, passed = hand._table.kong_money_passing(hand, run, run_kongs)
     if not dues:
         return
     # Passed money is one batch (variants.md, "Table stakes").
@@ -611,14 +624,14 @@ def _close_wins(hand: HandFold) -> None:
 
 
 def _wall_exhausted(hand: HandFold, event: WallExhausted, line: int | None) -> None:
-    _pay(hand, hand._ruleset.settle_wall(hand.rules, hand, event, line))
+    _pay(hand, hand._table.settle_wall(hand, event.remaining, line))
     hand.ended = True
     hand.last_kong_by = None
 
 
 def _false_win(hand: HandFold, event: FalseWin, line: int | None) -> None:
     _in_play(hand, event.player, "player", event, line)
-    _pay(hand, hand._ruleset.settle_false_win(hand.rules, hand, event.player, line))
+    _pay(hand, hand._table.settle_false_win(hand, event.player, line))
     hand.ended = True
     hand.last_kong_by = None
     hand.false_win_by = event.player

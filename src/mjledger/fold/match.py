@@ -31,7 +31,7 @@ from mjledger.fold.hand import (
 from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.rules.house import default_rules
 from mjledger.rules.protocol import HouseRules
-from mjledger.rules.registry import find_ruleset
+from mjledger.rules.registry import find_ruleset, table_of
 from mjledger.rules.state import HandView
 from mjledger.rules.table import Stakes
 
@@ -253,7 +253,7 @@ def streak_after(dealer: str, streak: int, next_dealer: str | None) -> int:
 def _rotation(state: MatchState, hand: HandView) -> dict[str, Any]:
     """What the end of ``hand`` changes in the match besides the hand itself (which gets the
     ``next_dealer``): read off a frozen hand, or the hand fold's before it is frozen once."""
-    ruleset = find_ruleset(state.ruleset)
+    ruleset = table_of(state.ruleset, hand.rules, hand.players)
     dealer = ruleset.dealer_after(hand)
     streak = streak_after(hand.dealer, hand.dealer_streak, dealer)
     wind_index = state.wind_index

@@ -24,8 +24,8 @@ from mjledger.fold.match import MatchFold, MatchState, start, streak_after
 from mjledger.fold.replay import hand_to_json
 from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
-from mjledger.rules.protocol import HandJson, HasQuickHands, QuickHands, Undecided
-from mjledger.rules.registry import find_ruleset
+from mjledger.rules.protocol import HandJson, QuickHands, Undecided
+from mjledger.rules.registry import table_of
 
 
 class HandFolder:
@@ -254,10 +254,9 @@ def quick_hands_of(state: MatchState) -> QuickHands | None:
     """The quick fold of the match ``state`` opens (its first line's), or None: its rule set
     has none for the table, or the log is a stand-alone hand, or the match plays table stakes
     (their balances cap each batch of payments: the general fold's)."""
-    ruleset = find_ruleset(state.ruleset)
-    if not isinstance(ruleset, HasQuickHands) or state.stand_alone or state.stakes is not None:
+    if state.stand_alone or state.stakes is not None:
         return None
-    return ruleset.quick_hands(state.rules, state.players)
+    return table_of(state.ruleset, state.rules, state.players).quick_hands()
 
 
 def _plain_start(event: Event, players: tuple[str, ...], dealer: str | None) -> bool:

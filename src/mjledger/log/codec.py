@@ -35,12 +35,13 @@ from mjledger.log.events import (
     EVENT_TYPES,
     Event,
     HandStarted,
+    MatchStarted,
     MeldRecord,
     PlayerAtWallEnd,
     RulesetName,
 )
 from mjledger.rules.house import rules_from_json, rules_to_json
-from mjledger.rules.registry import ruleset_names, rulesets
+from mjledger.rules.registry import find_ruleset, ruleset_names, rulesets
 
 T = TypeVar("T")
 
@@ -90,12 +91,42 @@ def _is_str_dict(t: Any) -> bool:
     return get_origin(t) is dict and get_args(t)[0] is str
 
 
-def _structure_ruleset_name(value: object, _t: Any) -> str:
+def check_ruleset_name(value: object) -> str:
+    """``value`` if it names a registered rule set (a log line's ``ruleset``), else a
+    FormatError listing those that are."""
     names = ruleset_names()
     if type(value) is not str or value not in names:
         shown = ", ".join(json.dumps(n) for n in names)
         raise FormatError(f"expected one of {shown}, not {_describe(value)}")
     return value
+
+
+def _structure_ruleset_name(value: object, _t: Any) -> str:
+    return check_ruleset_name(value)
+
+
+def _upcast_match_started_v1(state: dict[str, Any]) -> None:
+    """Write out the rules a v1 ``match_started`` row left to the defaults in force when it
+    was written (v2 always stores every key, so that a later change of a default can never
+    change the money of a recorded match)."""
+    given = state.get("rules") or {}
+    assert isinstance(given, dict)
+    state["rules"] = {**find_ruleset(str(state["ruleset"])).v1_defaults, **given}
+
+
+# Each event class's upcasters, by the version they read: an old stored row of that class is
+# brought to the class's ``class_version`` one step at a time.
+UPCASTERS: Final[dict[tuple[type, int], Callable[[dict[str, Any]], None]]] = {
+    (MatchStarted, 1): _upcast_match_started_v1,
+}
+
+
+def upcast(cls: type, state: dict[str, Any], version: int) -> None:
+    """Bring the fields of a stored row of ``cls`` written at ``version`` up to the class's
+    own version, in place."""
+    while version < getattr(cls, "class_version", 1):
+        UPCASTERS[cls, version](state)
+        version += 1
 
 
 def _is_rules_class(t: Any) -> bool:

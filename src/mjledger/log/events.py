@@ -10,23 +10,24 @@ not by module path.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final, Literal, NewType
+from typing import Any, ClassVar, Final, Literal, NewType, TypeAlias
 
 from attrs import field, frozen
 
 from mjledger import _checks as check
 from mjledger.errors import FormatError
-from mjledger.rules.protocol import HouseRules
-from mjledger.rules.registry import find_ruleset, ruleset_names
+from mjledger.tiles.notation import WINDS as WINDS  # winds are tiles; kept at this path
+from mjledger.tiles.notation import Wind as Wind
 
-# A rule set's name as a log writes it: any registered rule set (mjledger.rules.registry).
+# A rule set's name as a log writes it: any registered rule set. Which names are registered is
+# the rules layer's (mjledger.rules.registry), above this one: the codec checks a line's name.
 RulesetName = NewType("RulesetName", str)
-Wind = Literal["east", "south", "west", "north"]
+# A rule set's house-rules object (the codec builds it from the line's ``rules``): a frozen
+# attrs class of the rule set's own (mjledger.rules.house).
+HouseRules: TypeAlias = Any
 Suit = Literal["m", "p", "s"]
 KongKind = Literal["exposed", "added", "concealed"]
 MeldKind = Literal["chow", "pung", "kong"]
-
-WINDS: Final[tuple[Wind, ...]] = ("east", "south", "west", "north")
 
 
 def _four_distinct_players(_inst: object, _attribute: object, value: tuple[str, ...]) -> None:
@@ -42,18 +43,6 @@ def _four_distinct_players(_inst: object, _attribute: object, value: tuple[str, 
 def _optional_players(inst: object, attribute: object, value: tuple[str, ...] | None) -> None:
     if value is not None:
         _four_distinct_players(inst, attribute, value)
-
-
-def _known_ruleset(_inst: object, attribute: Any, value: RulesetName) -> None:
-    names = ruleset_names()
-    if type(value) is not str or value not in names:
-        shown = ", ".join(repr(n) for n in names)
-        raise FormatError(f"{attribute.name} must be one of {shown}, not {value!r}")
-
-
-def _optional_ruleset(inst: object, attribute: Any, value: RulesetName | None) -> None:
-    if value is not None:
-        _known_ruleset(inst, attribute, value)
 
 
 def _format_one(_inst: object, _attribute: object, value: int | None) -> None:
@@ -112,7 +101,7 @@ class MatchStarted:
     # v1 stored rules as the log gave them (partial or absent); v2 always stores every key, so
     # a later change of a default can never change the money of a recorded match.
     class_version: ClassVar[int] = 2
-    ruleset: RulesetName = field(validator=_known_ruleset)
+    ruleset: RulesetName = field(validator=check.non_empty)
     players: tuple[str, ...] = field(validator=_four_distinct_players)
     match: str | None = field(default=None, validator=check.optional(check.non_empty))
     rules: HouseRules | None = None
@@ -123,13 +112,6 @@ class MatchStarted:
     def __attrs_post_init__(self) -> None:
         _stakes_of_players(self.players, self.stakes)
 
-    @staticmethod
-    def upcast_v1_v2(state: dict[str, object]) -> None:
-        """Write out the rules a v1 row left to the defaults in force when it was written."""
-        given = state.get("rules") or {}
-        assert isinstance(given, dict)
-        state["rules"] = {**find_ruleset(str(state["ruleset"])).v1_defaults, **given}
-
 
 @frozen
 class HandStarted:
@@ -139,7 +121,7 @@ class HandStarted:
     TYPE: ClassVar[str] = "hand_started"
     class_version: ClassVar[int] = 1
     dealer: str | None = field(default=None, validator=check.optional(check.non_empty))
-    ruleset: RulesetName | None = field(default=None, validator=_optional_ruleset)
+    ruleset: RulesetName | None = field(default=None, validator=check.optional(check.non_empty))
     players: tuple[str, ...] | None = field(default=None, validator=_optional_players)
     rules: HouseRules | None = None
     match: str | None = field(default=None, validator=check.optional(check.non_empty))

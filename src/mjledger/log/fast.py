@@ -20,7 +20,7 @@ What msgspec alone would get wrong, and how it is covered:
 * deep nesting raises ``RecursionError`` (caught: the strict codec reads the batch);
   integers beyond 64 bits are refused by msgspec (the strict codec reads them);
   fields whose type has no msgspec form (house rules) are read by the strict codec whenever
-  a line carries them.
+  a line carries them; a rule set's name is checked as the strict codec checks it.
 
 orjson is never used to decode: it turns integers beyond 64 bits into floats.
 """
@@ -51,8 +51,8 @@ import msgspec
 
 from mjledger import _checks as check
 from mjledger.errors import MjledgerError
-from mjledger.log.codec import decode_line
-from mjledger.log.events import EVENT_CLASSES, Event
+from mjledger.log.codec import check_ruleset_name, decode_line
+from mjledger.log.events import EVENT_CLASSES, Event, RulesetName
 
 UNSET: Final = msgspec.UNSET
 # What msgspec raises for a line this path does not decide (the strict codec reads it), and
@@ -173,6 +173,11 @@ def _each_value(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda v: {k: convert(x) for k, x in v.items()}
 
 
+def _known_ruleset(_inst: object, _attribute: object, value: str | None) -> None:
+    if value is not None:
+        check_ruleset_name(value)
+
+
 def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     hints = typing.get_type_hints(cls)
     fields: list[tuple[str, Any, Any]] = []
@@ -180,6 +185,8 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     for a in attrs.fields(cls):
         json_name = "from" if a.name == "from_" else a.name
         validator = a.validator
+        if hints[a.name] in (RulesetName, RulesetName | None):
+            validator = _known_ruleset  # the codec's check, as the strict path makes it
         try:
             wire, convert = _wire_type(hints[a.name])
             if isinstance(a.default, attrs.Factory) and a.default.takes_self:  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
-"""What a rule set is: the data and the hooks the folds call (python-chess's variants, for
-mahjong). One object per rule set implements :class:`Ruleset`; the folds never ask which rule
-set they are folding, they ask it.
+"""The values a rule set's hooks take and give (:class:`WinContext`, :class:`WallFacts`,
+payments, the quick fold's protocol), and :class:`Ruleset`, the protocol rule sets implemented
+before :class:`mjledger.rules.base.BaseRuleset` (hooks that take the house rules on every call;
+still accepted from a plugin, with a DeprecationWarning, until 0.3).
 
 A new table-rule variant is an option on a rule set's house-rules class read by one of these
 hooks: who pays a win (half gun, liability), whether the hand ends after a win and whether
@@ -10,24 +11,29 @@ checks (pig and refund options), the dealer after a void hand.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from attrs import frozen
 
+from mjledger.log.events import Event, KongDeclared, WallExhausted
+from mjledger.rules.values import HandView, HouseRules, OpenWins, Transfer
 from mjledger.tiles.decompose import Shapes
 from mjledger.tiles.fan import FanResult, PatternRow, WallStatus
 from mjledger.tiles.notation import Meld, Tile
 
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from mjledger.log.events import Event, KongDeclared, WallExhausted
-    from mjledger.rules.state import HandView, OpenWins, Transfer
-
-# A rule set's house-rules class: a frozen attrs class whose field defaults are the defaults of
-# log-format.md and whose construction refuses anything out of range (FormatError).
-HouseRules: TypeAlias = Any
+__all__ = [
+    "NO_CONTEXT",
+    "HandJson",
+    "HasQuickHands",
+    "HouseRules",
+    "Payments",
+    "QuickHands",
+    "Ruleset",
+    "Undecided",
+    "WallFacts",
+    "WinContext",
+]
 
 Payments: TypeAlias = tuple[tuple[str, int] | tuple[str, int, str], ...]
 """``(payer, amount)`` pairs, the payee being the one paid (the winner, the kong's owner); a
@@ -86,7 +92,10 @@ class WallFacts:
 
 @runtime_checkable
 class Ruleset(Protocol):
-    """One rule set: its data, and the hooks the hand and match folds call.
+    """One rule set as a plugin wrote it before :class:`~mjledger.rules.base.BaseRuleset`:
+    its data, and hooks that take the house rules on every call. The registry accepts such an
+    object with a DeprecationWarning and binds it through
+    :class:`~mjledger.rules.legacy.LegacyRuleset`; new rule sets subclass the base.
 
     Hooks that refuse raise :class:`~mjledger.errors.RuleError` with the problem only; the fold
     adds the line and the event type.
@@ -218,8 +227,8 @@ class QuickHands(Protocol):
 
 @runtime_checkable
 class HasQuickHands(Protocol):
-    """A rule set that has a quick fold (optional: a rule set without one is folded by the
-    general fold alone, which is always exact)."""
+    """A rule set of the :class:`Ruleset` protocol that has a quick fold (a
+    :class:`~mjledger.rules.base.BaseRuleset` overrides ``quick_hands()`` instead)."""
 
     def quick_hands(self, rules: HouseRules, players: tuple[str, ...]) -> QuickHands | None:
         """The quick fold of a table with these house rules and players, or None where its

@@ -9,23 +9,31 @@ here. Everything is loaded on first use.
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import entry_points
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from mjledger.errors import UnknownRulesetError
-from mjledger.rules.protocol import Ruleset
+from mjledger.rules.base import BaseRuleset
+from mjledger.rules.legacy import DEPRECATION, LegacyRuleset
+from mjledger.rules.protocol import HouseRules, Ruleset
 
 ENTRY_POINT_GROUP: Final = "mjledger.rulesets"
 # The rule set ``mjledger evaluate`` assumes when not told (its documented default).
 DEFAULT_RULESET: Final = "sichuan"
 
+R = TypeVar("R", BaseRuleset, Ruleset)
+
 _BUILT_IN: Final = "mjledger.rules.builtin:BUILT_IN"
 
-_registry: dict[str, Ruleset] = {}
-_by_rules_class: dict[type, Ruleset] = {}
+_registry: dict[str, BaseRuleset] = {}
+_by_rules_class: dict[type, BaseRuleset] = {}
 _loaded = False
+# Bound rule sets, by their house-rules object (kept alive here, so its id is not reused).
+_tables: dict[int, BaseRuleset] = {}
+_TABLES_KEPT: Final = 64
 
 
 def _load(reference: str) -> Any:
@@ -45,16 +53,26 @@ def _ensure_loaded() -> None:
             _add(entry.load(), entry.name)
 
 
-def _add(ruleset: Ruleset, name: str | None = None) -> None:
+def _as_base(ruleset: BaseRuleset | Ruleset) -> BaseRuleset:
+    """``ruleset`` as a base rule set: itself, or a 0.1 protocol rule set wrapped (warned)."""
+    if isinstance(ruleset, BaseRuleset):
+        return ruleset
     if not isinstance(ruleset, Ruleset):
-        raise TypeError(f"{ruleset!r} does not implement the Ruleset protocol")
-    if name is not None and name != ruleset.name:
-        raise TypeError(f"rule set registered as {name!r} calls itself {ruleset.name!r}")
-    _registry[ruleset.name] = ruleset
-    _by_rules_class[ruleset.rules_class] = ruleset
+        raise TypeError(f"{ruleset!r} is not a BaseRuleset (nor of the 0.1 Ruleset protocol)")
+    warnings.warn(DEPRECATION.format(name=ruleset.name), DeprecationWarning, stacklevel=4)
+    return LegacyRuleset(ruleset)
 
 
-def find_ruleset(name: str) -> Ruleset:
+def _add(ruleset: BaseRuleset | Ruleset, name: str | None = None) -> None:
+    base = _as_base(ruleset)
+    if name is not None and name != base.name:
+        raise TypeError(f"rule set registered as {name!r} calls itself {base.name!r}")
+    _registry[base.name] = base
+    _by_rules_class[base.rules_class] = base
+    _tables.clear()
+
+
+def find_ruleset(name: str) -> BaseRuleset:
     """The rule set a log calls ``name``, or :class:`UnknownRulesetError`."""
     ruleset = _registry.get(name)
     if ruleset is not None:
@@ -73,12 +91,28 @@ def ruleset_names() -> tuple[str, ...]:
     return tuple(_registry)
 
 
-def rulesets() -> tuple[Ruleset, ...]:
+def table_of(name: str, rules: HouseRules, players: tuple[str, ...]) -> BaseRuleset:
+    """The rule set ``name`` bound to a table (:meth:`BaseRuleset.bind`), bound once for
+    each house-rules object and players: a hand's hooks are asked for every event."""
+    bound = _tables.get(id(rules))
+    if (
+        bound is None
+        or bound.rules is not rules
+        or bound.players != players
+        or (bound.name != name)
+    ):
+        if len(_tables) >= _TABLES_KEPT:
+            _tables.clear()
+        bound = _tables[id(rules)] = find_ruleset(name).bind(rules, players)
+    return bound
+
+
+def rulesets() -> tuple[BaseRuleset, ...]:
     _ensure_loaded()
     return tuple(_registry.values())
 
 
-def ruleset_of(rules: object) -> Ruleset:
+def ruleset_of(rules: object) -> BaseRuleset:
     """The rule set whose house-rules class ``rules`` is an instance of."""
     ruleset = _by_rules_class.get(type(rules))
     if ruleset is None:
@@ -89,7 +123,7 @@ def ruleset_of(rules: object) -> Ruleset:
     return ruleset
 
 
-def register_ruleset(ruleset: Ruleset) -> None:
+def register_ruleset(ruleset: BaseRuleset | Ruleset) -> None:
     """Register a rule set in this process (a plugin normally uses the entry-point group)."""
     _ensure_loaded()
     if ruleset.name in _registry:
@@ -100,10 +134,11 @@ def register_ruleset(ruleset: Ruleset) -> None:
 def unregister_ruleset(name: str) -> None:
     ruleset = _registry.pop(name)
     _by_rules_class.pop(ruleset.rules_class, None)
+    _tables.clear()
 
 
 @contextmanager
-def registered(ruleset: Ruleset) -> Iterator[Ruleset]:
+def registered(ruleset: R) -> Iterator[R]:
     """Register ``ruleset`` for the duration of a ``with`` block (tests)."""
     register_ruleset(ruleset)
     try:

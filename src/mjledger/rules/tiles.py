@@ -3,7 +3,8 @@
 A backend may assert a win's fan and, at an empty wall, who is ready and how big their best
 hand is; with tiles, mjledger derives those facts instead of trusting them. This module is the
 bridge between the log's records (compact strings, ``MeldRecord``) and a rule set's evaluator
-(:meth:`Ruleset.evaluate_win`): it reads the tiles a line shows and refuses what no wall holds.
+(:meth:`BaseRuleset.evaluate_win`, bound to the table): it reads the tiles a line shows and
+refuses what no wall holds.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections import Counter
 from collections.abc import Iterable
 
 from mjledger.errors import TileError
-from mjledger.log.events import WINDS, MeldRecord, SelfDrawn, WonOnDiscard
-from mjledger.rules.protocol import HouseRules, Ruleset, WinContext
+from mjledger.log.events import MeldRecord, SelfDrawn, WonOnDiscard
+from mjledger.rules.base import BaseRuleset
+from mjledger.rules.protocol import WinContext
 from mjledger.tiles.fan import FanResult
-from mjledger.tiles.notation import Meld, Tile, format_tiles, parse_tiles
+from mjledger.tiles.notation import WINDS, Meld, Tile, format_tiles, parse_tiles
 
 
 def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
@@ -51,13 +53,13 @@ def seat_wind(players: tuple[str, ...], dealer: str, player: str) -> str:
 
 
 def derive_win(
-    ruleset: Ruleset, rules: HouseRules, event: WonOnDiscard | SelfDrawn, context: WinContext
+    table: BaseRuleset, event: WonOnDiscard | SelfDrawn, context: WinContext
 ) -> FanResult:
     """The fan of a win that carries its tiles (TileError when the tiles cannot win)."""
     if event.tiles is None or event.winning_tile is None:
         raise TileError("a win with tiles needs both 'tiles' and 'winning_tile'")
     melds = melds_of(event.melds)
     check_no_fifth_copy(tiles_of_line(event.tiles, event.winning_tile, melds))
-    return ruleset.evaluate_win(
-        rules, parse_tiles(event.tiles), Tile.parse(event.winning_tile), melds, context
+    return table.evaluate_win(
+        parse_tiles(event.tiles), Tile.parse(event.winning_tile), melds, context
     )

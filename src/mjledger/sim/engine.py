@@ -48,7 +48,8 @@ from mjledger.log.events import (
     WallExhausted,
     WonOnDiscard,
 )
-from mjledger.rules.protocol import HouseRules, Ruleset, WinContext
+from mjledger.rules.base import BaseRuleset
+from mjledger.rules.protocol import HouseRules, WinContext
 from mjledger.rules.registry import find_ruleset
 from mjledger.sim import policy
 from mjledger.sim.policy import SimMeld, suit_mask
@@ -163,7 +164,7 @@ class _Seat:
 
 @attrs.frozen
 class _Table:
-    ruleset: Ruleset
+    ruleset: BaseRuleset
     players: tuple[str, ...]
     rules: HouseRules
     shapes: Shapes
@@ -340,13 +341,11 @@ class _Hand:
             round_wind=WINDS[self.wind],
             void_suit=None if seat.void is None else SUIT_LETTERS[seat.void],
         )
-        return self.table.ruleset.evaluate_win(
-            self.table.rules, _tiles_of(counts), TILES[tile], melds, context
-        )
+        return self.table.ruleset.evaluate_win(_tiles_of(counts), TILES[tile], melds, context)
 
     def _enough(self, result: FanResult) -> bool:
         """A win reaches the table minimum (Hong Kong's ``min_fan``), or is a limit hand."""
-        return result.limit or result.fan >= self.table.ruleset.minimum_fan(self.table.rules)
+        return result.limit or result.fan >= self.table.ruleset.minimum_fan()
 
     def _self_draw(self, index: int, tile: int, replacement: bool) -> bool:
         seat = self.seats[index]
@@ -733,7 +732,6 @@ class _Hand:
             )
             assert seat.void is not None
             status = self.table.ruleset.evaluate_wall(
-                self.table.rules,
                 _tiles_of(seat.counts),
                 tuple(_meld(m.kind, m.tile, m.concealed) for m in seat.melds),
                 SUIT_LETTERS[seat.void],
@@ -780,12 +778,12 @@ def simulate_match(
 ) -> SimulatedMatch:
     """Play one match: ``hands`` hands in Sichuan; in Hong Kong until the north round ends,
     at most ``hands`` hands. The log names every house rule, defaults included."""
-    table_ruleset = find_ruleset(ruleset)
+    table_ruleset = find_ruleset(ruleset).bind(rules, tuple(players))
     table = _Table(
         table_ruleset,
         tuple(players),
         rules,
-        table_ruleset.shapes(rules),
+        table_ruleset.shapes(),
         blood_flow=bool(getattr(rules, "blood_flow", False)),
     )
     events: list[Event] = [

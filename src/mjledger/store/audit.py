@@ -34,7 +34,7 @@ from attrs import define, frozen
 from mjledger.errors import MjledgerError, RuleError, StoreError
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.fold.match import MatchFold, MatchState, evolve, open_hand, start
-from mjledger.log.codec import decode_json
+from mjledger.log.codec import decode_json, upcast
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.rules.registry import find_ruleset
@@ -1210,9 +1210,7 @@ def _event_of(kind: str, data: dict[str, Any]) -> Any:
     cls = event_class(kind)
     fields = {k: v for k, v in data.items() if k not in META_KEYS and k != "type"}
     version = fields.pop("class_version", 1)
-    while version < cls.class_version:
-        getattr(cls, f"upcast_v{version}_v{version + 1}")(fields)
-        version += 1
+    upcast(cls, fields, version)
     return STORE_CONVERTER.structure(fields, cls)
 
 

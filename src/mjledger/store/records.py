@@ -33,7 +33,7 @@ from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from mjledger.errors import StoreError
-from mjledger.log.codec import configure_event_classes, make_converter
+from mjledger.log.codec import configure_event_classes, make_converter, upcast
 from mjledger.log.events import EVENT_CLASSES
 from mjledger.log.fast import ObjectDecoder
 from mjledger.rules.house import rules_to_json
@@ -321,9 +321,7 @@ class RecordMapper(Mapper[UUID]):
             data.pop("signature", None)  # a signed hand_closed: metadata, like the digest
             data.pop("type", None)
             version = data.pop("class_version", 1)
-            while version < cls.class_version:
-                getattr(cls, f"upcast_v{version}_v{version + 1}")(data)
-                version += 1
+            upcast(cls, data, version)
             event = STORE_CONVERTER.structure(data, cls)
         except Exception as exc:
             raise StoreError(

@@ -20,15 +20,21 @@ __all__ = [
     "HONOUR_NAMES",
     "SUITS",
     "TILES",
+    "WINDS",
     "Meld",
     "MeldKind",
     "Tile",
+    "Wind",
     "format_tiles",
     "parse_tiles",
 ]
 
 SUITS = "mpsz"
 HONOUR_NAMES = ("east", "south", "west", "north", "white", "green", "red")
+
+# The four winds, the first four honours: a seat's, and the round's (rules.md, "Seats").
+Wind = Literal["east", "south", "west", "north"]
+WINDS: tuple[Wind, ...] = ("east", "south", "west", "north")
 
 MeldKind = Literal["chow", "pung", "kong"]
 _MELD_KINDS: tuple[MeldKind, ...] = ("chow", "pung", "kong")

@@ -1,62 +1,57 @@
-"""The Sichuan (blood battle) rule set's hooks: play goes on until three have won, kongs pay at
+"""The Sichuan (blood battle) rule set, where it differs from the neutral table
+(:mod:`mjledger.rules.base`): play goes on until three have won, kongs pay at
 once and their money may pass to a discard's winners, and the empty wall settles readiness
 (rules.md, "Sichuan")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from mjledger.errors import RuleError
-from mjledger.log.events import KongDeclared, WallExhausted
+from mjledger.log.events import PlayerAtWallEnd
+from mjledger.rules.base import BaseRuleset, SimulatedPlay
 from mjledger.rules.payout import next_in_turn, split_evenly
 from mjledger.rules.protocol import Payments, WinContext
 from mjledger.rules.sichuan import scoring, wall
 from mjledger.rules.sichuan.fan import SICHUAN_TABLE, evaluate_sichuan_wall, evaluate_sichuan_win
 from mjledger.rules.sichuan.options import EXTENSION_KEYS, V1_DEFAULTS, SichuanRules
 from mjledger.rules.sichuan.quick import QuickSichuan
-from mjledger.rules.state import HandView, OpenWins, Transfer
+from mjledger.rules.values import HandView, OpenWins, Transfer
 from mjledger.tiles.decompose import SICHUAN as SICHUAN_SHAPES
 from mjledger.tiles.decompose import Shapes
 from mjledger.tiles.fan import FanResult, WallStatus
 from mjledger.tiles.notation import Meld, Tile
 
 
-class Sichuan:
-    name: Final = "sichuan"
-    title: Final = "Sichuan"
-    rules_class: Final = SichuanRules
-    extension_keys: Final = EXTENSION_KEYS
-    v1_defaults: Final = V1_DEFAULTS
-    fan_table: Final = SICHUAN_TABLE
-    void_suits: Final = True
-    waits_with_add_ons: Final = False
-    round_winds: Final = False
+class Sichuan(BaseRuleset):
+    name = "sichuan"
+    title = "Sichuan"
+    rules_class = SichuanRules
+    extension_keys = EXTENSION_KEYS
+    v1_defaults = V1_DEFAULTS
+    fan_table = SICHUAN_TABLE
+    void_suits = True
+    # The three suits only (108 tiles), every tile played (rules.md, "Sichuan").
+    simulated_play = SimulatedPlay(tile_kinds=27)
 
-    def shapes(self, rules: SichuanRules) -> Shapes:
+    rules: SichuanRules
+
+    def shapes(self) -> Shapes:
         return SICHUAN_SHAPES
 
     def evaluate_win(
-        self,
-        rules: SichuanRules,
-        tiles: Iterable[Tile],
-        winning_tile: Tile,
-        melds: Sequence[Meld],
-        context: WinContext,
+        self, tiles: Iterable[Tile], winning_tile: Tile, melds: Sequence[Meld], context: WinContext
     ) -> FanResult:
-        return evaluate_sichuan_win(tiles, winning_tile, melds, context, rules)
+        return evaluate_sichuan_win(tiles, winning_tile, melds, context, self.rules)
 
     def evaluate_wall(
-        self,
-        rules: SichuanRules,
-        tiles: Iterable[Tile],
-        melds: Sequence[Meld],
-        void_suit: str | None,
+        self, tiles: Iterable[Tile], melds: Sequence[Meld], void_suit: str | None
     ) -> WallStatus:
-        return evaluate_sichuan_wall(tiles, melds, void_suit=void_suit, rules=rules)
+        return evaluate_sichuan_wall(tiles, melds, void_suit=void_suit, rules=self.rules)
 
     def claimed_fan(
-        self, rules: SichuanRules, fan: int | None, limit: bool, *, has_tiles: bool
+        self, fan: int | None, limit: bool, *, has_tiles: bool
     ) -> tuple[int | None, bool]:
         if limit:
             raise RuleError("'limit' is a Hong Kong rule; a Sichuan win has no limit hand")
@@ -64,17 +59,10 @@ class Sichuan:
             raise RuleError("a Sichuan win needs 'fan' (or its tiles)")
         return fan, False
 
-    def minimum_fan(self, rules: SichuanRules) -> int:
-        return 0
-
     def win_payments(
-        self,
-        rules: SichuanRules,
-        hand: HandView,
-        context: WinContext,
-        fan: int | None,
-        limit: bool,
+        self, hand: HandView, context: WinContext, fan: int | None, limit: bool
     ) -> Payments:
+        rules = self.rules
         assert fan is not None
         if context.liable is not None:
             raise RuleError("'liable' is a Hong Kong rule (包); a Sichuan win has no liable player")
@@ -93,31 +81,33 @@ class Sichuan:
         return not hand.rules.blood_flow and len(hand.winners) >= 3
 
     def settle_false_win(
-        self, rules: SichuanRules, hand: HandView, player: str, line: int | None
+        self, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
         raise RuleError("a false win (false_win) is a Hong Kong rule; Sichuan has none")
 
-    def winners_leave(self, rules: SichuanRules) -> bool:
+    def winners_leave(self) -> bool:
         # Blood flow (variants.md): "every player stays in until wall_exhausted".
-        return not rules.blood_flow
+        return not self.rules.blood_flow
 
-    def kong_payments(self, rules: SichuanRules, hand: HandView, event: KongDeclared) -> Payments:
-        if event.from_ is not None and rules.exposed_kong_pays == "everyone":
+    def kong_payments(self, hand: HandView, player: str, kind: str, from_: str | None) -> Payments:
+        rules = self.rules
+        if from_ is not None and rules.exposed_kong_pays == "everyone":
             # variants.md: "1 × base from every player still in" but the konger, "the
             # discarder too".
-            return tuple([(p, rules.base) for p in hand.still_in if p != event.player])
-        amount = scoring.sichuan_kong_amount(rules, event.kind)
-        if event.from_ is not None:
-            return ((event.from_, amount),)
-        return tuple([(p, amount) for p in hand.still_in if p != event.player])
+            return tuple([(p, rules.base) for p in hand.still_in if p != player])
+        amount = scoring.sichuan_kong_amount(rules, kind)
+        if from_ is not None:
+            return ((from_, amount),)
+        return tuple([(p, amount) for p in hand.still_in if p != player])
 
     def kong_money_passing(
-        self, rules: SichuanRules, hand: HandView, run: OpenWins, kongs: tuple[int, ...]
+        self, hand: HandView, run: OpenWins, kongs: tuple[int, ...]
     ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
         """rules.md, "Kong money passing": the money of every kong the discarder declared since
         their previous discard goes to the winner(s) of that discard; none on a robbing win.
         variants.md: ``kong_passing_scope: "last"`` passes the last kong's money only, and
         ``kong_passing_split: "each_full"`` gives each winner all of it."""
+        rules = self.rules
         several = len(run.winners) > 1
         if (
             run.robbing_kong
@@ -142,9 +132,9 @@ class Sichuan:
         return passed, kongs
 
     def settle_wall(
-        self, rules: SichuanRules, hand: HandView, event: WallExhausted, line: int | None
+        self, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd] | None, line: int | None
     ) -> tuple[Transfer, ...]:
-        return wall.settle_wall(rules, hand, event, line)
+        return wall.settle_wall(self.rules, hand, remaining, line)
 
     def dealer_after(self, hand: HandView) -> str:
         if not hand.first_winners:
@@ -154,11 +144,8 @@ class Sichuan:
         assert hand.first_discarder is not None
         return hand.first_discarder
 
-    def round_ends(self, hand: HandView, dealer: str, first_dealer: str | None) -> bool:
-        return False
-
-    def quick_hands(self, rules: SichuanRules, players: tuple[str, ...]) -> QuickSichuan | None:
-        return QuickSichuan.at(rules, players)
+    def quick_hands(self) -> QuickSichuan | None:
+        return QuickSichuan.at(self.rules, self.players)
 
 
 SICHUAN: Final = Sichuan()

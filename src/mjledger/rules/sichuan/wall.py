@@ -14,18 +14,21 @@ from mjledger.rules.protocol import WallFacts
 from mjledger.rules.sichuan import scoring
 from mjledger.rules.sichuan.fan import evaluate_sichuan_wall
 from mjledger.rules.sichuan.options import SichuanRules
-from mjledger.rules.state import HandView, Transfer
 from mjledger.rules.tiles import check_no_fifth_copy, melds_of, tiles_of_line
+from mjledger.rules.values import HandView, Transfer
 from mjledger.tiles.notation import Tile, parse_tiles
 
 
 def settle_wall(
-    rules: SichuanRules, hand: HandView, event: WallExhausted, line: int | None
+    rules: SichuanRules,
+    hand: HandView,
+    remaining: Mapping[str, PlayerAtWallEnd] | None,
+    line: int | None,
 ) -> tuple[Transfer, ...]:
-    if event.remaining is None:
+    if remaining is None:
         raise RuleError("a Sichuan wall_exhausted needs 'remaining' for every player still in")
     still_in = hand.still_in
-    listed = event.remaining.keys()
+    listed = remaining.keys()
     if listed != set(still_in):
         missing = [p for p in still_in if p not in listed]
         extra = sorted(listed - set(still_in))
@@ -34,18 +37,24 @@ def settle_wall(
             why = "has already won" if who in hand.players else "is not at the table"
             raise RuleError(f"'remaining' names {who!r}, who {why}")
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
-    return wall_transfers(rules, hand, wall_states(rules, hand, event), line)
+    return wall_transfers(rules, hand, _states(rules, hand, remaining), line)
 
 
 def wall_states(rules: SichuanRules, hand: HandView, event: WallExhausted) -> dict[str, WallFacts]:
     """Each player still in: flower pig, ready and best fan — asserted, or from the tiles.
     (Also what an explanation of the wall's checks shows.)"""
     assert event.remaining is not None
+    return _states(rules, hand, event.remaining)
+
+
+def _states(
+    rules: SichuanRules, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd]
+) -> dict[str, WallFacts]:
     try:
-        derived = derive_wall(rules, event.remaining, dict(hand.void_suits))
+        derived = derive_wall(rules, remaining, dict(hand.void_suits))
     except TileError as exc:
         raise RuleError(str(exc)) from None
-    return {p: derived.get(p) or _asserted(event.remaining[p]) for p in hand.still_in}
+    return {p: derived.get(p) or _asserted(remaining[p]) for p in hand.still_in}
 
 
 def _asserted(claim: PlayerAtWallEnd) -> WallFacts:
