@@ -22,7 +22,8 @@ from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import replay
-from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch
+from mjledger.rules.registry import DEFAULT_RULESET
+from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, playable_rulesets
 from mjledger.sim.run import simulate as simulate_matches
 from mjledger.sim.stats import summarize
 from mjledger.store.application import Ledger
@@ -62,9 +63,9 @@ def _rules(value: str | None) -> dict[str, Any] | None:
 @click.command("simulate")
 @click.option(
     "--ruleset",
-    type=click.Choice(["sichuan", "hongkong"]),
-    default="sichuan",
+    default=DEFAULT_RULESET,
     show_default=True,
+    help="A rule set the simulator plays (built in, or a plugin's with a simulated play).",
 )
 @click.option(
     "--hands",
@@ -191,7 +192,7 @@ def add_demo(
         path = store_location(store)  # passed on as is: str() of a URL hides its password
         shown: tuple[str, int] | None = None
         with open_ledger(store, must_exist=False) as ledger:
-            for ruleset in ("sichuan", "hongkong"):
+            for ruleset in playable_rulesets():
                 (match,) = simulate_matches(ruleset, hands=hands, seed=seed, prefix="demo")
                 result = ledger.record_log(match.text())
                 if result.status == "unchanged":
@@ -202,7 +203,7 @@ def add_demo(
                         f"{plural(result.events, 'event')}"
                     )
                 console.print(f"{ruleset} match [bold]{result.match}[/bold] — {done}")
-                if ruleset == "sichuan":
+                if shown is None:  # the default rule set's match, step by step
                     shown = (match.match, _busiest_hand(match))
             ledger.views.catch_up()
         root = ctx.find_root().command

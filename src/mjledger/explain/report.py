@@ -20,8 +20,8 @@ from mjledger.explain.i18n import message, number, render, signed
 from mjledger.explain.steps import CORRECTIONS, N_, OUTCOMES, CorrectionNote, Moment, Net, Sentence
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.replay import Replay
+from mjledger.rules.registry import find_ruleset
 
-RULESET_NAMES: Final = {"hongkong": N_("ruleset.hongkong"), "sichuan": N_("ruleset.sichuan")}
 REASON_NAMES: Final = {
     "won_on_discard": N_("reason.won_on_discard"),
     "self_drawn": N_("reason.self_drawn"),
@@ -197,6 +197,15 @@ svg .axis { stroke: #999; stroke-dasharray: 4 3; } svg text { font-size: 12px; }
 """
 
 
+def ruleset_title(name: str, lang: str) -> str:
+    """The rule set's title in ``lang``: translated where its catalogs have it, else as the
+    rule set gives it (a plugin's)."""
+    ruleset = find_ruleset(name)
+    if ruleset.title_message is None:
+        return ruleset.title
+    return message(lang, ruleset.title_message)
+
+
 def render_report(data: ReportData, lang: str) -> str:
     """The whole page, in ``lang``."""
     series = running_scores(data)
@@ -204,7 +213,7 @@ def render_report(data: ReportData, lang: str) -> str:
     subtitle = render(
         Sentence(
             N_("report.subtitle"),
-            {"ruleset": message(lang, RULESET_NAMES[data.ruleset]), "players": data.players},
+            {"ruleset": ruleset_title(data.ruleset, lang), "players": data.players},
         ),
         lang,
     )

@@ -36,6 +36,11 @@ from mjledger.tiles.notation import Meld, Tile
 STANDARD_SHAPES = Shapes(seven_pairs=False, quad_as_two_pairs=False, thirteen_orphans=False)
 
 
+def N_(message_id: str) -> str:  # noqa: N802 - the gettext convention for "mark only"
+    """Mark a message id for extraction (``pybabel extract -k N_``); returns it unchanged."""
+    return message_id
+
+
 @frozen
 class SimulatedPlay:
     """What the simulator (:mod:`mjledger.sim`) needs to deal and play a rule set's hands:
@@ -48,6 +53,10 @@ class SimulatedPlay:
     aims_for_minimum: bool = False
     """Whether the players aim for a pattern worth the table's minimum fan (else for value,
     keeping every suit but their void suit)."""
+    chows: bool = False
+    """Whether the next player may claim a discard for a chow."""
+    one_winner_per_discard: bool = False
+    """Whether only the first in turn after the discarder wins on a discard (head bump)."""
 
 
 class BaseRuleset:
@@ -59,6 +68,9 @@ class BaseRuleset:
     """As a log writes it (``match_started.ruleset``)."""
     title: str = ""
     """As a person reads it in a message ("Hong Kong"); the name, capitalised, if not given."""
+    title_message: str | None = None
+    """The message id of its title in the explanations' catalogs (mjledger/locale), where
+    they translate it; None: every language shows :attr:`title`."""
     rules_class: type[Any]
     """The house rules: a frozen attrs class whose defaults are the log's and whose
     construction refuses what is out of range (FormatError)."""
@@ -73,6 +85,9 @@ class BaseRuleset:
     """Whether hands are played in a round wind that a stand-alone hand may name."""
     waits_with_add_ons: bool = False
     """Whether ``mjledger evaluate`` scores a hand's waits with the situational add-ons given."""
+    wall_remaining: bool = False
+    """Whether ``wall_exhausted`` names each player still in (its ``remaining``: ready or
+    not, with their tiles or without) for the empty wall's checks, or carries nothing."""
     simulated_play: SimulatedPlay | None = None
     """How the simulator plays it; None: the simulator refuses it."""
 
@@ -191,4 +206,4 @@ class BaseRuleset:
         return None
 
 
-__all__ = ["STANDARD_SHAPES", "BaseRuleset", "SimulatedPlay"]
+__all__ = ["N_", "STANDARD_SHAPES", "BaseRuleset", "SimulatedPlay"]

@@ -51,8 +51,10 @@ class LegacyRuleset(BaseRuleset):
         self.legacy = ruleset
         for attr in _DATA:
             setattr(self, attr, getattr(ruleset, attr))
-        # 0.1 rule sets did not say how the simulator plays them: it refuses them.
+        # 0.1 rule sets did not say how the simulator plays them (it refuses them), nor
+        # whether their empty wall names the players still in (a void hand's wall does not).
         self.simulated_play = getattr(ruleset, "simulated_play", None)
+        self.wall_remaining = getattr(ruleset, "wall_remaining", False)
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__") or attr == "legacy":

@@ -32,6 +32,7 @@ from typing import Final, Literal
 
 import attrs
 
+from mjledger.errors import SimulationError
 from mjledger.log.codec import dumps_event
 from mjledger.log.events import (
     WINDS,
@@ -48,9 +49,10 @@ from mjledger.log.events import (
     WallExhausted,
     WonOnDiscard,
 )
-from mjledger.rules.base import BaseRuleset
+from mjledger.rules.base import BaseRuleset, SimulatedPlay
 from mjledger.rules.protocol import HouseRules, WinContext
-from mjledger.rules.registry import find_ruleset
+from mjledger.rules.registry import DEFAULT_RULESET, find_ruleset, rulesets
+from mjledger.rules.state import HandState
 from mjledger.sim import policy
 from mjledger.sim.policy import SimMeld, suit_mask
 from mjledger.sim.wall import Wall
@@ -164,11 +166,12 @@ class _Seat:
 
 @attrs.frozen
 class _Table:
-    ruleset: BaseRuleset
+    ruleset: BaseRuleset  # bound to the table
+    play: SimulatedPlay
     players: tuple[str, ...]
     rules: HouseRules
     shapes: Shapes
-    blood_flow: bool = False  # Sichuan 血流成河: winners stay in until the wall is empty
+    blood_flow: bool = False  # winners stay in until the wall is empty (Sichuan 血流成河)
 
 
 class _Hand:
@@ -178,11 +181,11 @@ class _Hand:
         self, table: _Table, rng: random.Random, number: int, dealer: int, wind: int
     ) -> None:
         self.table = table
-        self.sichuan = table.ruleset.void_suits
+        self.voids = table.ruleset.void_suits
         self.number = number
         self.dealer = dealer
         self.wind = wind
-        self.wall = Wall(rng, table.ruleset.name)
+        self.wall = Wall(rng, table.play)
         self.seats = [_Seat() for _ in range(4)]
         self.visible = [0] * 34
         self.untouched = True  # nothing claimed, konged or won yet: first turns still on
@@ -257,7 +260,7 @@ class _Hand:
         for k in range(4):
             index = (self.dealer + k) % 4
             seat = self.seats[index]
-            if self.sichuan:
+            if self.voids:
                 seat.void = policy.choose_void(seat.counts)
                 self.events.append(
                     VoidSuitChosen(
@@ -388,8 +391,9 @@ class _Hand:
     def _winners_on(
         self, discarder: int, tile: int, *, robbing: bool, last: bool = False
     ) -> list[tuple[int, FanResult]]:
-        """Who wins on ``tile``, in turn order after the discarder (Hong Kong: the first)."""
-        cannon = self.sichuan and not robbing and self.seats[discarder].kong_run
+        """Who wins on ``tile``, in turn order after the discarder (only the first where the
+        rule set has one winner per discard)."""
+        cannon = not robbing and self.seats[discarder].kong_run
         found: list[tuple[int, FanResult]] = []
         for step in range(1, 4):
             index = (discarder + step) % 4
@@ -407,7 +411,7 @@ class _Hand:
             )
             if self._enough(result):
                 found.append((index, result))
-                if not self.sichuan:
+                if self.table.play.one_winner_per_discard:
                     break
         previous = self.events[-1]
         if (
@@ -477,7 +481,7 @@ class _Hand:
             self.first_from = discarder
         elif continuing and len(self.winners) == len(self.first_winners) + 1:
             self.first_winners = (*self.first_winners, index)
-        if not self.sichuan or (len(self.winners) == 3 and not self.table.blood_flow):
+        if self.table.ruleset.hand_ends_after_win(self.view()):
             self.ended = True
 
     # --- kongs and claims ---------------------------------------------------------------------
@@ -573,7 +577,8 @@ class _Hand:
             self.seats[discarder].kong_run = False
 
     def _claim(self, discarder: int, slot: int) -> tuple[int, str, int] | None:
-        """An exposed kong or a pung by whoever holds the tile, else a Hong Kong chow."""
+        """An exposed kong or a pung by whoever holds the tile, else a chow where the rule set
+        has them."""
         for step in range(1, 4):
             index = (discarder + step) % 4
             seat = self.seats[index]
@@ -604,7 +609,7 @@ class _Hand:
             if self._wants_pung(seat, slot, plan):
                 return index, "pung", slot
             return None
-        if self.sichuan:
+        if not self.table.play.chows:
             return None
         index = (discarder + 1) % 4
         seat = self.seats[index]
@@ -628,7 +633,7 @@ class _Hand:
     # --- discards -----------------------------------------------------------------------------
 
     def _value_tiles(self, index: int) -> int:
-        if self.sichuan:
+        if self.table.play.tile_kinds < 34:  # no honours in the wall
             return 0
         seat_wind = 27 + (index - self.dealer) % 4
         return DRAGONS | (1 << seat_wind) | (1 << (27 + self.wind))
@@ -636,12 +641,12 @@ class _Hand:
     def _plan(self, index: int) -> policy.Plan:
         seat = self.seats[index]
         return policy.choose_plan(
-            self.table.ruleset.name,
             seat.counts,
             seat.melds,
             void=seat.void,
             value_tiles=self._value_tiles(index),
-            seven_pairs=self.table.shapes.seven_pairs and not self.sichuan,
+            seven_pairs=self.table.shapes.seven_pairs,
+            aims_for_minimum=self.table.play.aims_for_minimum,
         )
 
     def _choose_discard(self, index: int) -> int:
@@ -719,7 +724,7 @@ class _Hand:
 
     def _wall_end(self) -> None:
         self.ended = True
-        if not self.sichuan:
+        if not self.table.ruleset.wall_remaining:
             self.events.append(WallExhausted())
             return
         remaining: dict[str, PlayerAtWallEnd] = {}
@@ -742,29 +747,55 @@ class _Hand:
             self.walls.append(WallRecord(self.number, name, what, status.best_fan))
         self.events.append(WallExhausted(remaining=remaining))
 
-    def next_dealer(self) -> int:
-        """rules.md: Hong Kong keeps the dealer on a dealer win or a void hand; Sichuan gives
-        the deal to the first winner, or to the discarder of a first win with several winners.
+    def view(self) -> HandState:
+        """The hand so far as the rule set's hooks read it: who has won, and the first win's
+        winners and discarder (what ends a hand and moves the deal)."""
+        players = self.table.players
+        return HandState(
+            ruleset=self.table.ruleset.name,
+            rules=self.table.rules,
+            players=players,
+            number=self.number,
+            dealer=players[self.dealer],
+            winners=tuple(dict.fromkeys(players[i] for i in self.winners)),
+            first_winners=tuple(players[i] for i in self.first_winners),
+            first_discarder=None if self.first_from is None else players[self.first_from],
+        )
 
-        Worked out here from the play, not taken from the ledger's fold: every simulated
-        ``hand_started`` names its dealer, so a replay checks the one against the other."""
-        if not self.sichuan:
-            if not self.winners:
-                # variants.md: after a void hand the dealer stays, or the deal passes
-                passes = getattr(self.table.rules, "void_hand_dealer", "stays") == "passes"
-                return (self.dealer + 1) % 4 if passes else self.dealer
-            if self.winners[0] == self.dealer:
-                return self.dealer
-            return (self.dealer + 1) % 4
-        if not self.first_winners:
-            return self.dealer
-        if len(self.first_winners) == 1:
-            return self.first_winners[0]
-        assert self.first_from is not None
-        return self.first_from
+    def next_dealer(self) -> int:
+        """Who deals next, as the rule set says (``dealer_after``): every simulated
+        ``hand_started`` names its dealer, so a replay checks the match fold's rotation
+        against it."""
+        return self.table.players.index(self.table.ruleset.dealer_after(self.view()))
 
 
 DEFAULT_PLAYERS: Final = ("ana", "bo", "cy", "di")
+
+
+def _table(ruleset: str, rules: HouseRules, players: tuple[str, ...]) -> _Table:
+    """The table the simulator plays: the rule set bound to it, and how it is played."""
+    play = simulated_play(ruleset)
+    bound = find_ruleset(ruleset).bind(rules, players)
+    return _Table(bound, play, players, rules, bound.shapes(), not bound.winners_leave())
+
+
+def simulated_play(ruleset: str) -> SimulatedPlay:
+    """How the simulator plays ``ruleset``: :class:`UnknownRulesetError` for a name nobody
+    registered, as everywhere, and :class:`SimulationError` for a rule set that offers no
+    simulated play."""
+    play = find_ruleset(ruleset).simulated_play
+    if play is None:
+        raise SimulationError(
+            "the simulator plays rule sets with a simulated play "
+            f"({', '.join(playable_rulesets())}), not {ruleset!r}"
+        )
+    return play
+
+
+def playable_rulesets() -> tuple[str, ...]:
+    """The rule sets the simulator plays (those with a simulated play), the default first."""
+    names = [r.name for r in rulesets() if r.simulated_play is not None]
+    return tuple(sorted(names, key=lambda name: name != DEFAULT_RULESET))
 
 
 def simulate_match(
@@ -778,14 +809,7 @@ def simulate_match(
 ) -> SimulatedMatch:
     """Play one match: ``hands`` hands in Sichuan; in Hong Kong until the north round ends,
     at most ``hands`` hands. The log names every house rule, defaults included."""
-    table_ruleset = find_ruleset(ruleset).bind(rules, tuple(players))
-    table = _Table(
-        table_ruleset,
-        tuple(players),
-        rules,
-        table_ruleset.shapes(),
-        blood_flow=bool(getattr(rules, "blood_flow", False)),
-    )
+    table = _table(ruleset, rules, tuple(players))
     events: list[Event] = [
         MatchStarted(
             ruleset=RulesetName(ruleset), players=table.players, match=match_id, rules=rules
@@ -811,7 +835,7 @@ def simulate_match(
         void_hands += not hand.winners
         passed_wins += hand.passed_wins
         following = hand.next_dealer()
-        if ruleset == "hongkong" and following != dealer and following == 0:
+        if table.ruleset.round_ends(hand.view(), table.players[following], table.players[0]):
             if wind == len(WINDS) - 1:
                 break
             wind += 1

@@ -2,11 +2,13 @@
 
 Simple, deterministic and greedy, like a careful casual player:
 
-* **Sichuan**: void the suit with the fewest tiles, discard it first; then aim for the best
-  pattern the hand is already close to (full flush, seven pairs, all pungs, else any hand).
-* **Hong Kong**: the table minimum (3 faan by default) rules out most plain hands, so a hand
-  always aims for a pattern: full flush or mixed one suit in its longest suit, all pungs,
-  seven pairs (house rule), or value honours (dragons, seat and round wind).
+* **With void suits and no minimum** (Sichuan): void the suit with the fewest tiles, discard
+  it first; then aim for the best pattern the hand is already close to (full flush, seven
+  pairs, all pungs, else any hand).
+* **With a table minimum** (Hong Kong's 3 faan by default, ``aims_for_minimum``): the minimum
+  rules out most plain hands, so a hand always aims for a pattern: full flush or mixed one
+  suit in its longest suit, all pungs, seven pairs (house rule), or value honours (dragons,
+  seat and round wind).
 * A discard that leaves the hand ready is always taken when there is one — the ready hand
   with the biggest fan, then the most live waits; otherwise the least useful tile for the
   plan goes (tiles outside the plan first).
@@ -86,15 +88,16 @@ def _in(mask: int, slot: int) -> bool:
 
 
 def choose_plan(
-    ruleset: str,
     counts: Sequence[int],
     melds: Sequence[SimMeld],
     *,
     void: int | None = None,
     value_tiles: int = 0,
     seven_pairs: bool = False,
+    aims_for_minimum: bool = False,
 ) -> Plan:
-    """The pattern this hand is closest to, worth the most (rules.md, "Fan from tiles")."""
+    """The pattern this hand is closest to, worth the most (rules.md, "Fan from tiles"); at a
+    table with a minimum (``aims_for_minimum``), one worth it."""
     meld_mask = 0
     held = list(counts)
     for meld in melds:
@@ -106,7 +109,7 @@ def choose_plan(
     total = sum(held)
     pungs, pairs = _pung_shape(counts, melds)
     chowless = all(m.kind != "chow" for m in melds)
-    if ruleset == "sichuan":
+    if not aims_for_minimum:
         keep = ALL_SUITED & ~(suit_mask(void) if void is not None else 0)
         if not melds and _pairs(counts, True) >= 5:
             return Plan("seven_pairs", keep, "pairs", 2)
@@ -117,7 +120,7 @@ def choose_plan(
         if pungs >= 2 and pungs + pairs >= 5:
             return Plan("all_pungs", keep, "pungs", 1)
         return Plan("plain", keep, "sets", 0)
-    # Hong Kong: a pattern worth the minimum, always.
+    # A pattern worth the minimum (Hong Kong's 3 faan), always.
     if seven_pairs and not melds and _pairs(counts, False) >= 5:
         return Plan("seven_pairs", ALL_SUITED | HONOURS, "pairs", 4)
     long = size.index(max(size))

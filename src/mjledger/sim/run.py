@@ -14,13 +14,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from mjledger.errors import SimulationError
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
-from mjledger.rules.registry import find_ruleset
-from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, simulate_match
+from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, simulate_match, simulated_play
 
 __all__ = ["match_id", "match_rng", "simulate"]
-
-RULESETS = ("sichuan", "hongkong")
-
 
 def match_rng(seed: int, number: int) -> random.Random:
     """The generator of match ``number`` (1, 2, …) of a run seeded with ``seed``."""
@@ -46,12 +42,9 @@ def simulate(
     """Play ``matches`` matches of ``ruleset``, each of ``hands`` hands (Hong Kong: at most;
     its match ends after the north round). ``rules`` is a rules object or a log's ``rules``
     JSON object (checked as a log's would be: ``FormatError`` for an unknown or bad option).
-    A rule set registered by a plugin replays but is not simulated: ``SimulationError``."""
-    if ruleset not in RULESETS:
-        find_ruleset(ruleset)  # a name nobody registered: UnknownRulesetError, as everywhere
-        raise SimulationError(
-            f"the simulator has players for sichuan and hongkong only, not {ruleset!r}"
-        )
+    A rule set without a ``simulated_play`` (a plugin's, say) replays but is not simulated:
+    ``SimulationError``."""
+    simulated_play(ruleset)  # refused here, before anything is played
     if hands < 1 or matches < 1:
         raise SimulationError("a simulation needs at least one hand and one match")
     if rules is None:

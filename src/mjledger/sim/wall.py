@@ -8,12 +8,8 @@ used (``shuffle`` on a list built in index order), so one seed is one wall every
 from __future__ import annotations
 
 import random
-from typing import Final
 
-# Sichuan plays the three suits only (108 tiles); Hong Kong adds the honours (136, no flowers).
-WALL_SLOTS: Final[dict[str, int]] = {"sichuan": 27, "hongkong": 34}
-# Hong Kong keeps a dead wall of 14 tiles that is never drawn; Sichuan plays every tile.
-DEAD_WALL: Final[dict[str, int]] = {"sichuan": 0, "hongkong": 14}
+from mjledger.rules.base import SimulatedPlay
 
 
 class Wall:
@@ -21,13 +17,14 @@ class Wall:
 
     __slots__ = ("_end", "_pos", "_reserve", "_tiles")
 
-    def __init__(self, rng: random.Random, ruleset: str) -> None:
-        tiles = [slot for slot in range(WALL_SLOTS[ruleset]) for _ in range(4)]
+    def __init__(self, rng: random.Random, play: SimulatedPlay) -> None:
+        """Four of each of the rule set's ``tile_kinds``, its ``dead_wall`` never drawn."""
+        tiles = [slot for slot in range(play.tile_kinds) for _ in range(4)]
         rng.shuffle(tiles)
         self._tiles = tiles
         self._pos = 0
         self._end = len(tiles)
-        self._reserve = DEAD_WALL[ruleset]
+        self._reserve = play.dead_wall
 
     @property
     def playable(self) -> int:

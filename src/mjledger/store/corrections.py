@@ -41,6 +41,7 @@ from mjledger.fold.replay import replay_events
 from mjledger.log.codec import dumps_event, event_to_json, parse_log
 from mjledger.log.events import Event, HandStarted, PlayerAtWallEnd, WallExhausted
 from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.importer import shift_lines
 from mjledger.store.projectors import MatchRecord, project_hand, project_match
@@ -437,8 +438,10 @@ def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator
 
 
 def _empty_wall(start_event: Event) -> WallExhausted:
+    """The wall of a voided hand: nobody ready, where the rule set's wall names who is in."""
     assert isinstance(start_event, HandStarted)
-    if start_event.ruleset == "sichuan":
+    assert start_event.ruleset is not None
+    if find_ruleset(start_event.ruleset).wall_remaining:
         assert start_event.players is not None
         return WallExhausted({p: PlayerAtWallEnd(ready=False) for p in start_event.players})
     return WallExhausted()

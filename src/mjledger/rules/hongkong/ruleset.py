@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from mjledger.errors import RuleError
-from mjledger.rules.base import BaseRuleset, SimulatedPlay
+from mjledger.rules.base import N_, BaseRuleset, SimulatedPlay
 from mjledger.rules.hongkong import scoring
 from mjledger.rules.hongkong.fan import HONGKONG_TABLE, evaluate_hongkong_win, shapes
 from mjledger.rules.hongkong.options import EXTENSION_KEYS, V1_DEFAULTS, HongKongRules
@@ -23,6 +23,7 @@ from mjledger.tiles.notation import Meld, Tile
 class HongKong(BaseRuleset):
     name = "hongkong"
     title = "Hong Kong"
+    title_message = N_("ruleset.hongkong")
     rules_class = HongKongRules
     extension_keys = EXTENSION_KEYS
     v1_defaults = V1_DEFAULTS
@@ -30,7 +31,9 @@ class HongKong(BaseRuleset):
     waits_with_add_ons = True
     round_winds = True
     # 136 tiles, no flowers; a dead wall of 14 is never drawn (rules.md, "Hong Kong").
-    simulated_play = SimulatedPlay(tile_kinds=34, dead_wall=14, aims_for_minimum=True)
+    simulated_play = SimulatedPlay(
+        tile_kinds=34, dead_wall=14, aims_for_minimum=True, chows=True, one_winner_per_discard=True
+    )
 
     rules: HongKongRules
 

@@ -10,7 +10,7 @@ from typing import Final
 
 from mjledger.errors import RuleError
 from mjledger.log.events import PlayerAtWallEnd
-from mjledger.rules.base import BaseRuleset, SimulatedPlay
+from mjledger.rules.base import N_, BaseRuleset, SimulatedPlay
 from mjledger.rules.payout import next_in_turn, split_evenly
 from mjledger.rules.protocol import Payments, WinContext
 from mjledger.rules.sichuan import scoring, wall
@@ -27,12 +27,14 @@ from mjledger.tiles.notation import Meld, Tile
 class Sichuan(BaseRuleset):
     name = "sichuan"
     title = "Sichuan"
+    title_message = N_("ruleset.sichuan")
     rules_class = SichuanRules
     extension_keys = EXTENSION_KEYS
     v1_defaults = V1_DEFAULTS
     fan_table = SICHUAN_TABLE
     void_suits = True
     # The three suits only (108 tiles), every tile played (rules.md, "Sichuan").
+    wall_remaining = True
     simulated_play = SimulatedPlay(tile_kinds=27)
 
     rules: SichuanRules
