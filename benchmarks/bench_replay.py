@@ -8,7 +8,9 @@ since a Hong Kong match ends after the north round), then times in this one proc
 (a) ``json.loads`` of every line — the floor any JSON Lines reader pays;
 (b) ``mjledger.log.codec.parse_log`` — the strict path: json, cattrs, every line;
 (c) ``mjledger.log.reader.parse_events`` — the fast path (msgspec batches, strict fall back);
-(d) ``mjledger.replay()`` — (c) plus the folds that check every event and settle the money;
+(d) ``mjledger.replay()`` — (c) plus the folds that check every event and settle the money,
+    the collector left on (the library's call leaves it alone), and with the caller pausing
+    it (what the command line and the store's bulk paths do, and ``replay()`` did in 0.1);
 (e) the fold alone over events decoded beforehand (the collector paused): the general fold of
     (d), and the folds of (f) — a rule set's quick fold where it has one (Sichuan), the
     general fold elsewhere — with each hand's output value built but not encoded;
@@ -308,6 +310,16 @@ def replay_json_now(data: bytes) -> bytes:
         gc.enable()
 
 
+def paused(run: Callable[[], None]) -> None:
+    """``run`` with the collector paused, as a caller may (the command line, the store's bulk
+    paths): the library's ``replay()`` itself leaves the process-wide collector alone."""
+    gc.disable()
+    try:
+        run()
+    finally:
+        gc.enable()
+
+
 def fold_only(events: list[tuple[int, Event]]) -> int:
     """The general folds over decoded events, as ``replay()`` runs them (the collector
     paused): the hands settled, nothing written."""
@@ -343,6 +355,7 @@ def measure(name: str, texts: list[str], repeat: int, before: bool = True) -> No
         ("codec.parse_log (strict)", lambda: each(parse_log, texts)),
         ("reader.parse_events (fast)", lambda: each(parse_events, texts)),
         ("replay() (library)", lambda: each(replay, texts)),
+        ("  the caller pausing gc", lambda: paused(lambda: each(replay, texts))),
         ("fold only (decoded events)", lambda: each(fold_only, decoded)),
         ("  as replay --json folds", lambda: each(output_fold_only, decoded)),
         ("replay --json now", lambda: each(replay_json_now, blobs)),

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from mjledger._gc import gc_paused
 from mjledger._text import plural
 from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
@@ -153,7 +154,8 @@ def add_commands(
         the totals; nothing is fetched from the network when the page is viewed.
         """
         if store is None and (target == "-" or Path(target).is_file()):
-            data = report_from_replay(replay_bytes(read_file(target)))
+            with gc_paused():  # a whole log folded: no cycles for a collection to find
+                data = report_from_replay(replay_bytes(read_file(target)))
         else:
             with open_ledger(store) as ledger:
                 data = report_from_store(ledger, resolve_match(ledger, target))

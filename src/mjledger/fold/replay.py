@@ -13,7 +13,6 @@ import cattrs
 from attrs import frozen
 from cattrs.gen import make_dict_unstructure_fn, override
 
-from mjledger._gc import gc_paused
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchFold, MatchState, finish, start
@@ -142,20 +141,19 @@ def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
     """Fold numbered events (as :func:`mjledger.log.codec.parse_log` gives them) into a replay."""
     replayer = Replayer()
     numbered = iter(events)
-    # The result holds every hand, and folding makes no cycles: each collection would walk
-    # all of them again (a fifth of the time of a long log's replay).
-    with gc_paused():
-        try:
-            for line, event in numbered:  # the first event starts the match ...
-                replayer.feed(line, event)
-                break
-            if replayer.fold is not None:  # ... and a hand's events are folded in one loop
-                replayer.settled.extend(replayer.fold.feed_all(numbered))
-        except MjledgerError:
-            for _ in numbered:  # a stream's later line the codec refuses is the log's error
-                pass
-            raise
-        return replayer.result()
+    # The process-wide collector is the caller's: the command line and the store's bulk
+    # paths pause it around a whole log (mjledger._gc), a library call leaves it alone.
+    try:
+        for line, event in numbered:  # the first event starts the match ...
+            replayer.feed(line, event)
+            break
+        if replayer.fold is not None:  # ... and a hand's events are folded in one loop
+            replayer.settled.extend(replayer.fold.feed_all(numbered))
+    except MjledgerError:
+        for _ in numbered:  # a stream's later line the codec refuses is the log's error
+            pass
+        raise
+    return replayer.result()
 
 
 def replay(text: str) -> Replay:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO, Final
 
-from mjledger._gc import gc_paused
 from mjledger.errors import FormatError
 from mjledger.log.codec import parse_log
 from mjledger.log.events import Event
@@ -123,14 +122,12 @@ def iter_log_file(stream: BinaryIO, block: int = BLOCK) -> Iterator[tuple[int, E
 
 def read_events(data: bytes) -> list[tuple[int, Event]]:
     """:func:`mjledger.log.codec.read_log_bytes`, fast: the same events or the same error."""
-    with gc_paused():  # a list of every event, no cycles: collections would walk it again
-        return list(iter_log((data,)))
+    return list(iter_log((data,)))
 
 
 def parse_events(text: str) -> list[tuple[int, Event]]:
     """:func:`mjledger.log.codec.parse_log`, fast: the same events or the same error."""
-    with gc_paused():
-        return list(iter_text(text))
+    return list(iter_text(text))
 
 
 def iter_text(text: str) -> Iterator[tuple[int, Event]]:

@@ -18,6 +18,7 @@ from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, simulate_match,
 
 __all__ = ["match_id", "match_rng", "simulate"]
 
+
 def match_rng(seed: int, number: int) -> random.Random:
     """The generator of match ``number`` (1, 2, …) of a run seeded with ``seed``."""
     return random.Random(f"mjledger-simulate:{seed}:{number}")
