@@ -192,7 +192,13 @@ def _detect(
     if len(arrangement.melds) == 4 and all(m.kind == "kong" for m in arrangement.melds):
         detected["four_kongs"] = 1
     pungs = {s.first.index for s in sets if s.kind != "chow"}
-    pair = arrangement.pairs[0].index
+    detected.update(_honour_pungs(pungs, arrangement.pairs[0].index, seat, round_))
+    return detected
+
+
+def _honour_pungs(pungs: set[int], pair: int, seat: int, round_: int) -> dict[str, int]:
+    """The patterns of the honours a hand pungs (dragons, the seat's and round's winds)."""
+    detected: dict[str, int] = {}
     dragon_pungs = sum(1 for i in _DRAGONS if i in pungs)
     wind_pungs = sum(1 for i in _WINDS if i in pungs)
     if dragon_pungs:
