@@ -17,7 +17,6 @@ import attrs
 
 from mjledger._checks import TILE, TILES
 from mjledger.log.events import EVENT_CLASSES, MAX_TABLE_STAKE, RulesetName
-from mjledger.rules.house import MAX_STAKE
 from mjledger.rules.registry import ruleset_names, rulesets
 
 SCHEMA_ID: Final = "https://mjledger.invalid/schema/log-line-v1.json"
@@ -38,9 +37,6 @@ _EXTRA: Final[dict[str, dict[str, Any]]] = {
     "tile": _TILE,
     "winning_tile": _TILE,
     "tiles": _TILES,
-    "points_per_unit": {"minimum": 1, "maximum": MAX_STAKE},
-    "base": {"minimum": 1, "maximum": MAX_STAKE},
-    "min_fan": {"minimum": 0, "maximum": 13},
     "format": {"const": 1},
     "liable": _PLAYER,
     "stakes": {
@@ -72,6 +68,16 @@ def _type_schema(t: Any) -> dict[str, Any]:
     return {str: {"type": "string"}, int: {"type": "integer"}, bool: {"type": "boolean"}}[t]
 
 
+def _range_of(field: attrs.Attribute[Any]) -> dict[str, Any]:
+    """The bounds a house rule's validator checks (``mjledger._checks.int_between``), so a
+    rule set's new option needs no line here."""
+    low = getattr(field.validator, "low", None)
+    if low is None:
+        return {}
+    high = getattr(field.validator, "high", None)
+    return {"minimum": low} if high is None else {"minimum": low, "maximum": high}
+
+
 def _class_schema(cls: type, tag: str | None = None) -> dict[str, Any]:
     hints = typing.get_type_hints(cls)
     properties: dict[str, Any] = {}
@@ -87,7 +93,7 @@ def _class_schema(cls: type, tag: str | None = None) -> dict[str, Any]:
             properties[name] = {"type": "object"}
             continue
         schema = _type_schema(hints[field.name])
-        schema.update(_EXTRA.get(name, {}))
+        schema.update(_EXTRA.get(name) or _range_of(field))
         properties[name] = schema
         if field.default is attrs.NOTHING:
             required.append(name)
