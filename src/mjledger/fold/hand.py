@@ -43,10 +43,12 @@ from mjledger.log.events import (
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.protocol import HouseRules, Payments, WinContext
 from mjledger.rules.registry import table_of
-from mjledger.rules.state import (
+from mjledger.rules.state import HandState
+from mjledger.rules.table import FirstTurnFacts, Stakes, first_turn_problem
+from mjledger.rules.tiles import derive_win, seat_wind
+from mjledger.rules.values import (
     MAX_KONGS,
     REASONS,
-    HandState,
     HandView,
     KongPayment,
     OpenWins,
@@ -58,8 +60,6 @@ from mjledger.rules.state import (
     still_in_of,
     void_suit_of,
 )
-from mjledger.rules.table import FirstTurnFacts, Stakes, first_turn_problem
-from mjledger.rules.tiles import derive_win, seat_wind
 
 __all__ = [
     "HAND_EVENT_TYPES",

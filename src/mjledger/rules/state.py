@@ -12,6 +12,9 @@ from attrs import frozen
 
 from mjledger.rules.registry import table_of
 from mjledger.rules.table import Stakes
+
+# The values a hand is made of live below the registry; they are re-exported here, where
+# docs/library.md and plugins of 0.1 import them from.
 from mjledger.rules.values import (
     MAX_KONGS,
     REASONS,
@@ -29,21 +32,8 @@ from mjledger.rules.values import (
 )
 from mjledger.tiles.notation import Wind
 
-__all__ = [
-    "MAX_KONGS",
-    "REASONS",
-    "HandState",
-    "HandView",
-    "KongPayment",
-    "OpenWins",
-    "Outcome",
-    "Reason",
-    "Transfer",
-    "net_of",
-    "outcome_of",
-    "still_in_of",
-    "void_suit_of",
-]
+__all__ = ["MAX_KONGS", "REASONS", "HandState", "HandView", "KongPayment", "OpenWins"]
+__all__ += ["Outcome", "Reason", "Transfer", "net_of", "outcome_of", "still_in_of", "void_suit_of"]
 
 
 @frozen

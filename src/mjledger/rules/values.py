@@ -16,6 +16,21 @@ from mjledger.log.events import HouseRules as HouseRules
 from mjledger.rules.table import Stakes
 from mjledger.tiles.notation import Wind
 
+__all__ = [
+    "MAX_KONGS",
+    "REASONS",
+    "HandView",
+    "KongPayment",
+    "OpenWins",
+    "Outcome",
+    "Reason",
+    "Transfer",
+    "net_of",
+    "outcome_of",
+    "still_in_of",
+    "void_suit_of",
+]
+
 Reason = Literal[
     "won_on_discard",
     "self_drawn",
