@@ -8,9 +8,14 @@ def split_evenly(amount: int, winners: tuple[str, ...], first: str) -> tuple[tup
 
     Parts of zero are left out, because a transfer is always positive.
     """
-    part, remainder = divmod(amount, len(winners))
+    part, remainder = even_parts(amount, len(winners))
     shares = ((w, part + (remainder if w == first else 0)) for w in winners)
     return tuple((w, a) for w, a in shares if a > 0)
+
+
+def even_parts(amount: int, count: int) -> tuple[int, int]:
+    """``amount`` in ``count`` equal parts: the part and what is left over."""
+    return divmod(amount, count)
 
 
 def next_in_turn(players: tuple[str, ...], player: str, among: tuple[str, ...]) -> str:

@@ -1,12 +1,15 @@
 """Sichuan's quick fold: a hand's replay output straight from its events, for ``replay --json``.
 
 The general fold (:mod:`mjledger.fold.hand`) builds the frozen values a hand is made of — a
-:class:`~mjledger.rules.state.Transfer` per payment, a kong's record, a win's context, the
+:class:`~mjledger.rules.values.Transfer` per payment, a kong's record, a win's context, the
 :class:`~mjledger.rules.state.HandState` — and the output then takes each apart again into
 JSON. Most Sichuan hands a backend logs are the same few events with asserted facts: void
 suits, discards, kongs, wins with their fan given, an empty wall with what each player still in
 holds. This fold settles such a hand in one loop over plain values and writes its output at
-once (rules.md, "Sichuan"; the amounts come from :mod:`mjledger.rules.sichuan.scoring`).
+once (rules.md, "Sichuan"). Every decision — what a kong collects, whether and how kong money
+passes, the order of the wall's checks, who deals next — is the one the rule set's hooks make,
+called from :mod:`mjledger.rules.sichuan.settle`: this module keeps only its loop over the
+events and the places where it hands a hand back.
 
 It decides nothing the general fold would decide differently, because it decides only the
 common case. A line with tiles, a first-turn claim, anything refused, a table variant other
@@ -18,7 +21,7 @@ compare the two outputs on legal, variant and mutated logs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Final
 
 import attrs
@@ -32,11 +35,11 @@ from mjledger.log.events import (
     WallExhausted,
     WonOnDiscard,
 )
-from mjledger.rules.payout import next_in_turn
-from mjledger.rules.protocol import HandJson, Undecided
-from mjledger.rules.sichuan import scoring
+from mjledger.rules.protocol import HandJson, Undecided, WallFacts
+from mjledger.rules.sichuan import scoring, settle
 from mjledger.rules.sichuan.options import SichuanRules
-from mjledger.rules.state import MAX_KONGS
+from mjledger.rules.sichuan.wall import asserted
+from mjledger.rules.values import MAX_KONGS
 
 # The table variants this fold plays only at their defaults (a table that sets one is folded
 # by the general fold throughout).
@@ -46,23 +49,53 @@ _DEFAULT_VARIANTS: Final = {
 _KONG_REASONS: Final = {kind: f"kong_{kind}" for kind in scoring.KONG_PAYMENT}
 
 
+class _Hand:
+    """One hand's working values while the quick fold plays it: plain lists and tuples."""
+
+    __slots__ = (
+        "first_discarder",
+        "first_run_open",
+        "first_winners",
+        "kongs",
+        "net",
+        "passed",
+        "run",
+        "runs",
+        "still",
+        "transfers",
+        "winners",
+    )
+
+    def __init__(self, players: tuple[str, ...]) -> None:
+        self.still = players
+        self.winners: list[str] = []
+        self.transfers: list[dict[str, Any]] = []
+        self.net = dict.fromkeys(players, 0)
+        self.runs: list[list[int]] = [[] for _ in players]  # per seat: kongs since its discard
+        self.kongs: list[tuple[str, tuple[tuple[str, int], ...]]] = []  # owner, what each paid
+        self.passed: set[int] = set()
+        # The open run of wins on one discard: discarder, robbing a kong, (winner, line) each.
+        self.run: tuple[str, bool, list[tuple[str, int | None]]] | None = None
+        self.first_winners: list[str] = []
+        self.first_discarder: str | None = None
+        self.first_run_open = False
+
+    def pay(self, payer: str, payee: str, amount: int, reason: str, line: int | None) -> None:
+        self.transfers.append(
+            {"from": payer, "to": payee, "amount": amount, "reason": reason, "line": line}
+        )
+        net = self.net
+        net[payer] -= amount
+        net[payee] += amount
+
+
 class QuickSichuan:
     """The quick fold of one table: its players and house rules, the amounts worked out once."""
 
-    __slots__ = (
-        "_cap",
-        "_each_full",
-        "_kong",
-        "_passing",
-        "_pig",
-        "_players",
-        "_seat",
-        "_self_draw",
-        "_split_none",
-        "_win",
-    )
+    __slots__ = ("_cap", "_players", "_rules", "_seat", "_self_draw", "_win")
 
     def __init__(self, rules: SichuanRules, players: tuple[str, ...]) -> None:
+        self._rules = rules
         self._players = players
         self._seat = {p: i for i, p in enumerate(players)}
         self._cap = rules.fan_cap
@@ -71,11 +104,6 @@ class QuickSichuan:
         self._self_draw = tuple(
             scoring.sichuan_self_draw_amount(rules, f) for f in range(self._cap + 1)
         )
-        self._kong = {kind: scoring.sichuan_kong_amount(rules, kind) for kind in _KONG_REASONS}
-        self._pig = scoring.sichuan_flower_pig_amount(rules)
-        self._passing = rules.kong_money_passing
-        self._split_none = rules.kong_passing_split == "none"
-        self._each_full = rules.kong_passing_split == "each_full"
 
     @staticmethod
     def at(rules: SichuanRules, players: tuple[str, ...]) -> QuickSichuan | None:
@@ -93,200 +121,162 @@ class QuickSichuan:
         drawn: list[tuple[int | None, Event]],
     ) -> tuple[HandJson, str]:
         """:meth:`mjledger.rules.protocol.QuickHands.fold`, for a Sichuan table."""
-        players, seat, cap = self._players, self._seat, self._cap
-        win, self_draw, kong_amount = self._win, self._self_draw, self._kong
-        still = players
-        winners: list[str] = []
-        transfers: list[dict[str, Any]] = []
-        net = dict.fromkeys(players, 0)
+        seat = self._seat
+        hand = _Hand(self._players)
         chose: set[str] = set()
-        runs: list[list[int]] = [[] for _ in players]  # per seat: kongs since its last discard
-        kongs: list[tuple[str, list[tuple[str, int]]]] = []  # owner, what each payer paid
-        passed: set[int] = set()
-        # The open run of wins on one discard: discarder, robbing a kong, (winner, line) each.
-        run: tuple[str, bool, list[tuple[str, int | None]]] | None = None
-        first_winners: list[str] = []
-        first_discarder: str | None = None
-        first_run_open = False
-
-        def pay(payer: str, payee: str, amount: int, reason: str, line: int | None) -> None:
-            transfers.append(
-                {"from": payer, "to": payee, "amount": amount, "reason": reason, "line": line}
-            )
-            net[payer] -= amount
-            net[payee] += amount
-
-        def close_run() -> None:
-            """rules.md, "Kong money passing": the run of wins on one discard closes."""
-            nonlocal run, first_run_open
-            assert run is not None
-            discarder, robbing, run_winners = run
-            run = None
-            first_run_open = False
-            i = seat[discarder]
-            run_kongs, runs[i] = runs[i], []
-            several = len(run_winners) > 1
-            if not run_kongs or robbing or not self._passing or (several and self._split_none):
-                return
-            amount = sum(a for k in run_kongs for _, a in kongs[k][1])
-            if several and self._each_full:
-                shares = [(w, line, amount) for w, line in run_winners]
-            else:
-                part, rest = divmod(amount, len(run_winners))
-                names = tuple(w for w, _ in run_winners)
-                first = next_in_turn(players, discarder, names) if rest else None
-                shares = [(w, line, part + rest if w == first else part) for w, line in run_winners]
-            paid = False
-            for w, line, share in shares:
-                if share > 0:
-                    pay(discarder, w, share, "kong_money_passed", line)
-                    paid = True
-            if paid:
-                passed.update(run_kongs)
-
         for item in events:
             drawn.append(item)
             line, event = item
+            run = hand.run
             if run is not None and not (isinstance(event, WonOnDiscard) and event.from_ == run[0]):
-                close_run()
+                self._close_run(hand)
             if isinstance(event, Discarded):
                 player = event.player
-                if player not in still:
+                if player not in hand.still:
                     raise Undecided
-                i = seat[player]
-                if runs[i]:
-                    runs[i] = []
+                runs = hand.runs[seat[player]]
+                if runs:
+                    runs.clear()
             elif isinstance(event, VoidSuitChosen):
                 player = event.player
-                if player not in still or player in chose:
+                if player not in hand.still or player in chose:
                     raise Undecided
                 chose.add(player)
             elif isinstance(event, KongDeclared):
-                player, fed = event.player, event.from_
-                if player not in still or sum(owner == player for owner, _ in kongs) >= MAX_KONGS:
-                    raise Undecided
-                amount = kong_amount[event.kind]
-                if fed is not None:
-                    if fed not in still or fed == player:
-                        raise Undecided
-                    payments = [(fed, amount)]
-                    runs[seat[fed]] = []
-                else:
-                    payments = [(p, amount) for p in still if p != player]
-                reason = _KONG_REASONS[event.kind]
-                for payer, due in payments:
-                    pay(payer, player, due, reason, line)
-                runs[seat[player]].append(len(kongs))
-                kongs.append((player, payments))
+                self._kong(hand, event, line)
             elif isinstance(event, WonOnDiscard | SelfDrawn):
-                player, fan = event.player, event.fan
-                if (
-                    player not in still
-                    or fan is None
-                    or event.limit
-                    or event.first_turn
-                    or event.liable is not None
-                    or event.tiles is not None
-                    or event.winning_tile is not None
-                    or event.melds is not None
-                ):
-                    raise Undecided
-                capped = fan if fan < cap else cap
-                if isinstance(event, WonOnDiscard):
-                    discarder: str | None = event.from_
-                    if discarder not in still or discarder == player:
-                        raise Undecided
-                    if run is not None and (
-                        event.robbing_kong != run[1] or any(w == player for w, _ in run[2])
-                    ):
-                        raise Undecided
-                    pay(discarder, player, win[capped], "won_on_discard", line)
-                    if run is None:
-                        run = (discarder, event.robbing_kong, [(player, line)])
-                    else:
-                        run[2].append((player, line))
-                else:
-                    discarder = None
-                    for payer in still:
-                        if payer != player:
-                            pay(payer, player, self_draw[capped], "self_drawn", line)
-                if not first_winners:
-                    first_winners.append(player)
-                    first_discarder = discarder
-                    first_run_open = discarder is not None
-                elif first_run_open and discarder is not None:
-                    first_winners.append(player)  # another winner on the first win's discard
-                if player not in winners:
-                    winners.append(player)
-                    still = tuple([p for p in players if p not in winners])
-                if len(winners) >= 3:  # blood battle: the hand ends when three have won
-                    if run is not None:
-                        close_run()
+                if self._won(hand, event, line):
                     break
             elif isinstance(event, WallExhausted):
-                self._wall(event, still, kongs, passed, pay, line)
+                self._wall(hand, event, line)
                 break
             else:  # a hand_started, a false win, anything the general fold refuses
                 raise Undecided
         else:  # the log ends in the hand: the general fold settles what the end closes
             raise Undecided
-        if not first_winners:
-            next_dealer = dealer
-        elif len(first_winners) == 1:
-            next_dealer = first_winners[0]
-        else:
-            assert first_discarder is not None
-            next_dealer = first_discarder
+        next_dealer = settle.next_dealer(dealer, hand.first_winners, hand.first_discarder)
         return {
             "number": number,
             "dealer": dealer,
             "dealer_streak": streak,
             "round_wind": "east",
-            "outcome": "won" if winners else "void",
-            "winners": winners,
-            "transfers": transfers,
-            "net": net,
+            "outcome": "won" if hand.winners else "void",
+            "winners": hand.winners,
+            "transfers": hand.transfers,
+            "net": hand.net,
             "next_dealer": next_dealer,
         }, next_dealer
 
-    def _wall(
-        self,
-        event: WallExhausted,
-        still: tuple[str, ...],
-        kongs: list[tuple[str, list[tuple[str, int]]]],
-        passed: set[int],
-        pay: Callable[[str, str, int, str, int | None], None],
-        line: int | None,
-    ) -> None:
-        """rules.md, "When the wall runs out": flower pig, not ready, kong refund, in order,
-        from what the line asserts of each player still in."""
+    def _close_run(self, hand: _Hand) -> None:
+        """rules.md, "Kong money passing": the run of wins on one discard closes."""
+        assert hand.run is not None
+        discarder, robbing, run_winners = hand.run
+        hand.run = None
+        hand.first_run_open = False
+        i = self._seat[discarder]
+        window = hand.runs[i]
+        if not window:
+            return
+        hand.runs[i] = []
+        rules = self._rules
+        if settle.money_kept(rules, robbing, len(run_winners) > 1) is not None:
+            return
+        passing = settle.kongs_passing(rules, tuple(window))
+        amount = sum(a for k in passing for _, a in hand.kongs[k][1])
+        lines = dict(run_winners)
+        shares = settle.passing_shares(rules, self._players, discarder, tuple(lines), amount)
+        for w, share in shares:
+            hand.pay(discarder, w, share, "kong_money_passed", lines[w])
+        if shares:
+            hand.passed.update(passing)
+
+    def _kong(self, hand: _Hand, event: KongDeclared, line: int | None) -> None:
+        player, fed = event.player, event.from_
+        still = hand.still
+        if player not in still or sum(o == player for o, _ in hand.kongs) >= MAX_KONGS:
+            raise Undecided
+        if fed is not None:
+            if fed not in still or fed == player:
+                raise Undecided
+            hand.runs[self._seat[fed]] = []
+        payments = settle.kong_dues(self._rules, player, event.kind, fed, still)
+        reason = _KONG_REASONS[event.kind]
+        for payer, due in payments:
+            hand.pay(payer, player, due, reason, line)
+        hand.runs[self._seat[player]].append(len(hand.kongs))
+        hand.kongs.append((player, payments))
+
+    def _won(self, hand: _Hand, event: WonOnDiscard | SelfDrawn, line: int | None) -> bool:
+        """Settle a win of asserted fan; whether it ends the hand (three have won)."""
+        player, fan, still = event.player, event.fan, hand.still
+        if (
+            player not in still
+            or fan is None
+            or event.limit
+            or event.first_turn
+            or event.liable is not None
+            or event.tiles is not None
+            or event.winning_tile is not None
+            or event.melds is not None
+        ):
+            raise Undecided
+        capped = fan if fan < self._cap else self._cap
+        if isinstance(event, WonOnDiscard):
+            discarder: str | None = event.from_
+            self._won_on_discard(hand, event, self._win[capped], line)
+        else:
+            discarder = None
+            amount = self._self_draw[capped]
+            for payer in still:
+                if payer != player:
+                    hand.pay(payer, player, amount, "self_drawn", line)
+        if not hand.first_winners:
+            hand.first_winners.append(player)
+            hand.first_discarder = discarder
+            hand.first_run_open = discarder is not None
+        elif hand.first_run_open and discarder is not None:
+            hand.first_winners.append(player)  # another winner on the first win's discard
+        if player not in hand.winners:
+            hand.winners.append(player)
+            hand.still = tuple([p for p in self._players if p not in hand.winners])
+        if len(hand.winners) < 3:  # blood battle: the hand ends when three have won
+            return False
+        if hand.run is not None:
+            self._close_run(hand)
+        return True
+
+    @staticmethod
+    def _won_on_discard(hand: _Hand, event: WonOnDiscard, amount: int, line: int | None) -> None:
+        player, discarder, run = event.player, event.from_, hand.run
+        if discarder not in hand.still or discarder == player:
+            raise Undecided
+        if run is not None and (
+            event.robbing_kong != run[1] or any(w == player for w, _ in run[2])
+        ):
+            raise Undecided
+        hand.pay(discarder, player, amount, "won_on_discard", line)
+        if run is None:
+            hand.run = (discarder, event.robbing_kong, [(player, line)])
+        else:
+            run[2].append((player, line))
+
+    def _wall(self, hand: _Hand, event: WallExhausted, line: int | None) -> None:
+        """rules.md, "When the wall runs out", from what the line asserts of each player
+        still in (tiles shown: the general fold derives them)."""
         remaining = event.remaining
+        still = hand.still
         if remaining is None or remaining.keys() != set(still):
             raise Undecided
-        pigs: list[str] = []
-        not_ready: list[str] = []
-        ready: dict[str, int] = {}
+        states: dict[str, WallFacts] = {}
         for player in still:
             entry = remaining[player]
             if entry.has_tiles:
                 raise Undecided
-            if entry.flower_pig:
-                pigs.append(player)
-                not_ready.append(player)
-            elif entry.ready:
-                assert entry.best_fan is not None
-                ready[player] = self._win[min(entry.best_fan, self._cap)]
-            else:
-                not_ready.append(player)
-        for pig in pigs:
-            for other in self._players:
-                if other not in pigs:
-                    pay(pig, other, self._pig, "flower_pig", line)
-        for payer in not_ready:
-            for payee, amount in ready.items():
-                pay(payer, payee, amount, "not_ready", line)
-        for payer in not_ready if kongs else ():
-            for k, (owner, payments) in enumerate(kongs):
-                if owner == payer and k not in passed:
-                    for original, amount in payments:
-                        pay(payer, original, amount, "kong_refund", line)
+            states[player] = asserted(entry)
+        checks = settle.wall_checks(
+            self._rules, self._players, still, hand.winners, states, hand.kongs, hand.passed
+        )
+        pay = hand.pay
+        for reason, _, _, dues in checks:
+            for payer, payee, amount in dues:
+                pay(payer, payee, amount, reason, line)

@@ -10,10 +10,10 @@ from typing import Final
 
 from mjledger.errors import RuleError
 from mjledger.log.events import PlayerAtWallEnd
+from mjledger.rules import explained
 from mjledger.rules.base import N_, BaseRuleset, SimulatedPlay
-from mjledger.rules.payout import next_in_turn, split_evenly
 from mjledger.rules.protocol import Payments, WinContext
-from mjledger.rules.sichuan import scoring, wall
+from mjledger.rules.sichuan import scoring, settle, wall, why
 from mjledger.rules.sichuan.fan import SICHUAN_TABLE, evaluate_sichuan_wall, evaluate_sichuan_win
 from mjledger.rules.sichuan.options import EXTENSION_KEYS, V1_DEFAULTS, SichuanRules
 from mjledger.rules.sichuan.quick import QuickSichuan
@@ -68,14 +68,20 @@ class Sichuan(BaseRuleset):
         assert fan is not None
         if context.liable is not None:
             raise RuleError("'liable' is a Hong Kong rule (包); a Sichuan win has no liable player")
+        notes = explained.notes()
         if context.discarder is not None:
+            if notes is not None:
+                why.discard_win(notes, rules, context, fan)
             return ((context.discarder, scoring.sichuan_win_amount(rules, fan)),)
         amount = scoring.sichuan_self_draw_amount(rules, fan)
+        payers = [p for p in hand.still_in if p != context.winner]
+        if notes is not None:
+            why.self_draw(notes, rules, context, fan, payers)
         if context.fed_by is not None and rules.claimed_kong_bloom == "feeder_pays":
             # 点杠花放炮 (variants.md): "only the player who fed that kong pays, what one payer
             # of that self-draw would pay".
             return ((context.fed_by, amount),)
-        return tuple([(p, amount) for p in hand.still_in if p != context.winner])
+        return tuple([(p, amount) for p in payers])
 
     def hand_ends_after_win(self, hand: HandView) -> bool:
         # Blood battle: play goes on until three players have won; the last cannot win alone.
@@ -93,14 +99,11 @@ class Sichuan(BaseRuleset):
 
     def kong_payments(self, hand: HandView, player: str, kind: str, from_: str | None) -> Payments:
         rules = self.rules
-        if from_ is not None and rules.exposed_kong_pays == "everyone":
-            # variants.md: "1 × base from every player still in" but the konger, "the
-            # discarder too".
-            return tuple([(p, rules.base) for p in hand.still_in if p != player])
-        amount = scoring.sichuan_kong_amount(rules, kind)
-        if from_ is not None:
-            return ((from_, amount),)
-        return tuple([(p, amount) for p in hand.still_in if p != player])
+        dues = settle.kong_dues(rules, player, kind, from_, hand.still_in)
+        notes = explained.notes()
+        if notes is not None:
+            why.kong(notes, rules, player, kind, from_, [p for p, _ in dues])
+        return dues
 
     def kong_money_passing(
         self, hand: HandView, run: OpenWins, kongs: tuple[int, ...]
@@ -110,28 +113,22 @@ class Sichuan(BaseRuleset):
         variants.md: ``kong_passing_scope: "last"`` passes the last kong's money only, and
         ``kong_passing_split: "each_full"`` gives each winner all of it."""
         rules = self.rules
-        several = len(run.winners) > 1
-        if (
-            run.robbing_kong
-            or not rules.kong_money_passing
-            or (several and rules.kong_passing_split == "none")
-        ):
-            return (), ()
-        if rules.kong_passing_scope == "last":
-            kongs = kongs[-1:]
-        amount = sum(hand.kongs[k].total for k in kongs)
-        winners = tuple(w for w, _ in run.winners)
-        lines = dict(run.winners)
-        if several and rules.kong_passing_split == "each_full":
-            shares: tuple[tuple[str, int], ...] = tuple((w, amount) for w in winners if amount)
-        else:
-            shares = split_evenly(
-                amount, winners, next_in_turn(hand.players, run.discarder, winners)
+        kept = settle.money_kept(rules, run.robbing_kong, len(run.winners) > 1)
+        passing: tuple[int, ...] = ()
+        passed: tuple[Transfer, ...] = ()
+        if kept is None:
+            passing = settle.kongs_passing(rules, kongs)
+            amount = sum(hand.kongs[k].total for k in passing)
+            lines = dict(run.winners)
+            winners = tuple(lines)
+            shares = settle.passing_shares(rules, hand.players, run.discarder, winners, amount)
+            passed = tuple(
+                Transfer(run.discarder, w, a, "kong_money_passed", lines[w]) for w, a in shares
             )
-        passed = tuple(
-            Transfer(run.discarder, w, a, "kong_money_passed", lines[w]) for w, a in shares
-        )
-        return passed, kongs
+        notes = explained.notes()
+        if notes is not None:
+            why.passing(notes, rules, hand, run, kongs, kept, passed)
+        return passed, passing
 
     def settle_wall(
         self, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd] | None, line: int | None
@@ -139,12 +136,7 @@ class Sichuan(BaseRuleset):
         return wall.settle_wall(self.rules, hand, remaining, line)
 
     def dealer_after(self, hand: HandView) -> str:
-        if not hand.first_winners:
-            return hand.dealer
-        if len(hand.first_winners) == 1:
-            return hand.first_winners[0]
-        assert hand.first_discarder is not None
-        return hand.first_discarder
+        return settle.next_dealer(hand.dealer, hand.first_winners, hand.first_discarder)
 
     def quick_hands(self) -> QuickSichuan | None:
         return QuickSichuan.at(self.rules, self.players)

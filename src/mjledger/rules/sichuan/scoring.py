@@ -14,24 +14,45 @@ from mjledger.rules.sichuan.options import SichuanRules
 KongKind = Literal["exposed", "added", "concealed"]
 KONG_PAYMENT: Final[dict[str, int]] = {"exposed": 2, "added": 1, "concealed": 2}
 KONG_PAID_BY_DISCARDER_ONLY: Final = frozenset({"exposed"})
+# variants.md, exposed_kong_pays "everyone": "1 × base from every player still in".
+EXPOSED_KONG_FROM_EVERYONE: Final = 1
+
+
+def sichuan_exponent(rules: SichuanRules, fan: int) -> int:
+    """The power of two a win is paid on: its fan, capped (``min(fan, fan_cap)``)."""
+    return min(fan, rules.fan_cap)
 
 
 def sichuan_win_amount(rules: SichuanRules, fan: int) -> int:
     """What one payer pays for a win on discard: ``base × 2^min(fan, fan_cap)``."""
-    return rules.base << min(fan, rules.fan_cap)
+    return rules.base << sichuan_exponent(rules, fan)
+
+
+def sichuan_self_draw_exponent(rules: SichuanRules, fan: int) -> int:
+    """The exponent of a self-draw: one fan more under ``self_draw_bonus: "fan"``."""
+    return sichuan_exponent(rules, fan + 1 if rules.self_draw_bonus == "fan" else fan)
+
+
+def sichuan_self_draw_bonus(rules: SichuanRules) -> int:
+    """The points a self-draw adds to each payment (``self_draw_bonus: "base"``)."""
+    return rules.base if rules.self_draw_bonus == "base" else 0
 
 
 def sichuan_self_draw_amount(rules: SichuanRules, fan: int) -> int:
     """What each payer still in pays a self-drawn win, with the self-draw bonus applied."""
-    if rules.self_draw_bonus == "fan":
-        return sichuan_win_amount(rules, fan + 1)
-    bonus = rules.base if rules.self_draw_bonus == "base" else 0
-    return sichuan_win_amount(rules, fan) + bonus
+    return (rules.base << sichuan_self_draw_exponent(rules, fan)) + sichuan_self_draw_bonus(rules)
 
 
-def sichuan_kong_amount(rules: SichuanRules, kind: str) -> int:
+def sichuan_kong_units(rules: SichuanRules, kind: str, claimed: bool) -> int:
+    """Units of base each payer of a kong pays (an exposed kong from everyone: 1)."""
+    if claimed and rules.exposed_kong_pays == "everyone":
+        return EXPOSED_KONG_FROM_EVERYONE
+    return KONG_PAYMENT[kind]
+
+
+def sichuan_kong_amount(rules: SichuanRules, kind: str, claimed: bool = False) -> int:
     """What each payer of a kong pays, in points (the table is in units of base)."""
-    return KONG_PAYMENT[kind] * rules.base
+    return sichuan_kong_units(rules, kind, claimed) * rules.base
 
 
 def sichuan_flower_pig_amount(rules: SichuanRules) -> int:

@@ -10,8 +10,9 @@ from typing import Final
 
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import PlayerAtWallEnd, WallExhausted
+from mjledger.rules import explained
 from mjledger.rules.protocol import WallFacts
-from mjledger.rules.sichuan import scoring
+from mjledger.rules.sichuan import settle, why
 from mjledger.rules.sichuan.fan import evaluate_sichuan_wall
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.rules.tiles import check_no_fifth_copy, melds_of, tiles_of_line
@@ -54,10 +55,11 @@ def _states(
         derived = derive_wall(rules, remaining, dict(hand.void_suits))
     except TileError as exc:
         raise RuleError(str(exc)) from None
-    return {p: derived.get(p) or _asserted(remaining[p]) for p in hand.still_in}
+    return {p: derived.get(p) or asserted(remaining[p]) for p in hand.still_in}
 
 
-def _asserted(claim: PlayerAtWallEnd) -> WallFacts:
+def asserted(claim: PlayerAtWallEnd) -> WallFacts:
+    """The facts a line asserts of one player (no tiles shown): one shared value of each."""
     if claim.flower_pig:
         return _FLOWER_PIG
     if claim.ready:
@@ -111,41 +113,19 @@ def derive_wall(
 def wall_transfers(
     rules: SichuanRules, hand: HandView, states: dict[str, WallFacts], line: int | None
 ) -> tuple[Transfer, ...]:
-    """rules.md, "When the wall runs out": flower pig, not ready, refund — in that order."""
-    out: list[Transfer] = []
-    pigs = [p for p, s in states.items() if s.flower_pig]
-    pig_amount = scoring.sichuan_flower_pig_amount(rules)
-    # variants.md, pig_pays: every non-pig at the table, or only the non-pigs still in.
-    pig_payees = hand.still_in if rules.pig_pays == "still_in" else hand.players
-    for pig in pigs:
-        out += [
-            Transfer(pig, other, pig_amount, "flower_pig", line)
-            for other in pig_payees
-            if other not in pigs
-        ]
-    # What each ready player collects from each player not ready.
-    ready = {
-        p: scoring.sichuan_not_ready_amount(rules, s.best_fan) for p, s in states.items() if s.ready
-    }
-    not_ready = [p for p, s in states.items() if not s.ready]
-    # variants.md, not_ready_includes_pigs: false "takes pigs out of the not-ready payments
-    # only; pigs still refund".
-    not_ready_payers = (
-        not_ready if rules.not_ready_includes_pigs else [p for p in not_ready if p not in pigs]
+    """rules.md, "When the wall runs out": flower pig, not ready, refund — in that order
+    (:func:`mjledger.rules.sichuan.settle.wall_checks`, which the quick fold runs too)."""
+    kongs = [(k.player, k.payments) for k in hand.kongs]
+    checks = settle.wall_checks(
+        rules, hand.players, hand.still_in, hand.winners, states, kongs, hand.passed
     )
-    for payer in not_ready_payers:
-        out += [
-            Transfer(payer, payee, amount, "not_ready", line) for payee, amount in ready.items()
+    notes = explained.notes()
+    if notes is not None:
+        why.wall(notes, rules, hand, states, checks, line)
+    return tuple(
+        [
+            Transfer(payer, payee, amount, reason, line)
+            for reason, _, _, dues in checks
+            for payer, payee, amount in dues
         ]
-    for payer in not_ready if hand.kongs else ():
-        for k, kong in enumerate(hand.kongs):
-            if kong.player != payer or k in hand.passed:
-                continue
-            out += [
-                Transfer(payer, original, amount, "kong_refund", line)
-                for original, amount in kong.payments
-                # variants.md, refund_to_winners: false "skips a payer who has won at any point
-                # of the hand".
-                if rules.refund_to_winners or original not in hand.winners
-            ]
-    return tuple(out)
+    )

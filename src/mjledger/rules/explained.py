@@ -1,0 +1,132 @@
+"""How settlement explains itself: the hooks say what they computed *and how*.
+
+A disputed hand is answered with the arithmetic the rule set ran, not a second statement of
+it (the anchor: the ``mahjong`` package's ``HandResponse`` carries the ``fu_details`` and
+``yaku`` its calculator produced). Next to each sum, a hook notes a :class:`Why`: stable
+message ids with their operands (fan, cap, base, share …) and the dues that sum gives; the
+hand fold notes each batch of dues and what was actually paid of it (table stakes may cut
+it). :mod:`mjledger.explain` turns the notes into steps and sentences in six languages.
+
+Notes are kept only while a caller asks for them (:func:`explaining`): otherwise
+:func:`notes` is None, and a hook pays one lookup of a context variable for the question.
+Nothing here knows a rule set; a plugin that notes nothing is explained from its payments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Final
+
+from attrs import field, frozen
+
+if TYPE_CHECKING:
+    from mjledger.rules.values import Transfer
+
+
+def N_(message_id: str) -> str:  # noqa: N802 - the gettext convention for "mark only"
+    """Mark a message id for extraction (``pybabel extract -k N_``); returns it unchanged."""
+    return message_id
+
+
+@frozen
+class Term:
+    """A word to translate inside a sentence (a kong's kind, a suit, a table's name)."""
+
+    id: str
+
+
+# Each kind of kong, as a word inside a sentence.
+KONG_TERMS: Final = {
+    "exposed": N_("kong.exposed"),
+    "added": N_("kong.added"),
+    "concealed": N_("kong.concealed"),
+}
+
+
+@frozen
+class Amounts:
+    """Amounts by player (``bo 2, cy 3``), each number formatted for the reader's locale."""
+
+    items: tuple[tuple[str, int], ...]
+
+
+# A sentence's placeholder values: a player or free text, a number, players or lines, a term.
+Params = Mapping[str, object]
+
+
+@frozen
+class Why:
+    """One step of a settlement's arithmetic, as the code that computed it states it.
+
+    ``sentences`` are ``(message id, params)`` pairs; ``operands`` the inputs and results by
+    name; ``dues`` the transfers this arithmetic gives, before table stakes (a line of None
+    is the event's own). A step that belongs to another line than the event being folded (the
+    close of a run of wins) names its ``event`` and ``line``, with ``at_event`` false.
+    """
+
+    sentences: tuple[tuple[str, Params], ...]
+    operands: Mapping[str, object] = field(factory=dict)
+    dues: tuple[Transfer, ...] = ()
+    event: str | None = None
+    line: int | None = None
+    at_event: bool = True
+
+
+@frozen
+class Batch:
+    """One batch of dues (variants.md, "Each event settles as one batch") and what was paid
+    of it, due by due, in order (a due cut to nothing is missing from ``paid``)."""
+
+    dues: tuple[Transfer, ...]
+    paid: tuple[Transfer, ...]
+
+
+class Notes:
+    """What the hooks and the fold noted while a caller was asking (:func:`explaining`)."""
+
+    def __init__(self) -> None:
+        self.items: list[Why | Batch] = []
+
+    def why(self, why: Why) -> None:
+        self.items.append(why)
+
+    def batch(self, dues: Sequence[Transfer], paid: Sequence[Transfer]) -> None:
+        self.items.append(Batch(tuple(dues), tuple(paid)))
+
+    def take(self) -> list[Why | Batch]:
+        """Everything noted so far, emptied."""
+        items, self.items = self.items, []
+        return items
+
+
+_NOTES: Final[ContextVar[Notes | None]] = ContextVar("mjledger_explained", default=None)
+
+
+def notes() -> Notes | None:
+    """Where to note explanations, or None when nobody asks (the hooks then note nothing)."""
+    return _NOTES.get()
+
+
+@contextmanager
+def explaining() -> Iterator[Notes]:
+    """Keep the hooks' explanations while the block runs (in this thread or task only)."""
+    kept = Notes()
+    token = _NOTES.set(kept)
+    try:
+        yield kept
+    finally:
+        _NOTES.reset(token)
+
+
+def explain(
+    *sentences: tuple[str, Params],
+    dues: Sequence[Transfer] = (),
+    **operands: object,
+) -> None:
+    """Note one step of arithmetic where a caller is asking (a convenience for hooks that
+    have already tested :func:`notes`)."""
+    kept = _NOTES.get()
+    if kept is not None:
+        kept.why(Why(tuple(sentences), operands, tuple(dues)))

@@ -1,0 +1,131 @@
+"""Sichuan's decisions, each stated once over plain values: who deals next, what a kong
+collects, whether and how kong money passes, and the order of the end-of-wall checks.
+
+The rule set's hooks (:mod:`mjledger.rules.sichuan.ruleset`) read them off a hand; the quick
+fold of ``replay --json`` (:mod:`mjledger.rules.sichuan.quick`) calls them from its loop over
+plain values. Amounts come from :mod:`mjledger.rules.sichuan.scoring`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import TypeAlias
+
+from mjledger.rules.explained import N_
+from mjledger.rules.payout import even_parts, next_in_turn
+from mjledger.rules.protocol import WallFacts
+from mjledger.rules.sichuan import scoring
+from mjledger.rules.sichuan.options import SichuanRules
+from mjledger.rules.values import Reason
+
+Dues: TypeAlias = tuple[tuple[str, int], ...]
+"""``(payer, amount)`` pairs, the payee being implied (the konger, the winner)."""
+Kongs: TypeAlias = Sequence[tuple[str, Sequence[tuple[str, int]]]]
+"""The hand's kongs so far: each one's owner and what each of its payers actually paid."""
+Check: TypeAlias = tuple[Reason, str, int | None, tuple[tuple[str, str, int], ...]]
+"""One end-of-wall check: its reason, its player (the pig, the payer not ready, the konger
+refunding), the kong refunded (an index into the kongs) and its ``(payer, payee, amount)``."""
+
+
+def next_dealer(dealer: str, first_winners: Sequence[str], first_discarder: str | None) -> str:
+    """rules.md, "Dealer": the first winner deals; several winners on the first winning
+    discard: its discarder; nobody won: the dealer again."""
+    if not first_winners:
+        return dealer
+    if len(first_winners) == 1:
+        return first_winners[0]
+    assert first_discarder is not None
+    return first_discarder
+
+
+def kong_dues(
+    rules: SichuanRules, player: str, kind: str, fed_by: str | None, still_in: Sequence[str]
+) -> Dues:
+    """rules.md, "Kongs, paid at once": an exposed kong from its discarder; added and
+    concealed kongs from every other player still in. variants.md, exposed_kong_pays
+    "everyone": "1 × base from every player still in" but the konger, "the discarder too"."""
+    amount = scoring.sichuan_kong_amount(rules, kind, fed_by is not None)
+    if fed_by is not None and rules.exposed_kong_pays != "everyone":
+        return ((fed_by, amount),)
+    return tuple([(p, amount) for p in still_in if p != player])
+
+
+def money_kept(rules: SichuanRules, robbing_kong: bool, several: bool) -> str | None:
+    """Why a closing run of wins passes no kong money (a message id), or None if it passes:
+    none on a robbing win, none with passing off, none to several winners under
+    ``kong_passing_split: "none"``."""
+    if robbing_kong:
+        return N_("kong_money_kept.robbing_kong")
+    if not rules.kong_money_passing:
+        return N_("kong_money_kept.off")
+    if several and rules.kong_passing_split == "none":
+        return N_("kong_money_kept.not_split")
+    return None
+
+
+def kongs_passing(rules: SichuanRules, kongs: tuple[int, ...]) -> tuple[int, ...]:
+    """The kongs of the window whose money passes: all, or the last one only
+    (variants.md, ``kong_passing_scope: "last"``)."""
+    return kongs[-1:] if rules.kong_passing_scope == "last" else kongs
+
+
+def passing_shares(
+    rules: SichuanRules,
+    players: tuple[str, ...],
+    discarder: str,
+    winners: tuple[str, ...],
+    amount: int,
+) -> tuple[tuple[str, int], ...]:
+    """What each winner of the run receives of ``amount``: equal parts, the remainder to the
+    first winner after the discarder in turn order (rules.md, kong_passing_split "split"),
+    or the whole of it each (variants.md, "each_full"). Parts of zero are left out."""
+    if len(winners) > 1 and rules.kong_passing_split == "each_full":
+        return tuple([(w, amount) for w in winners]) if amount else ()
+    part, remainder = even_parts(amount, len(winners))
+    first = next_in_turn(players, discarder, winners) if remainder else None
+    shares = ((w, part + remainder if w == first else part) for w in winners)
+    return tuple([(w, a) for w, a in shares if a > 0])
+
+
+def wall_checks(
+    rules: SichuanRules,
+    players: Sequence[str],
+    still_in: Sequence[str],
+    winners: Collection[str],
+    states: Mapping[str, WallFacts],
+    kongs: Kongs,
+    passed: Collection[int],
+) -> list[Check]:
+    """rules.md, "When the wall runs out": flower pig, not ready, kong refund — in that order,
+    each payer's dues in the order the settlement records them."""
+    pigs = [p for p, s in states.items() if s.flower_pig]
+    checks: list[Check] = []
+    if pigs:
+        amount = scoring.sichuan_flower_pig_amount(rules)
+        # variants.md, pig_pays: every non-pig at the table, or only the non-pigs still in.
+        payees = still_in if rules.pig_pays == "still_in" else players
+        for pig in pigs:
+            dues = tuple([(pig, o, amount) for o in payees if o not in pigs])
+            checks.append(("flower_pig", pig, None, dues))
+    # What each ready player collects from each player not ready.
+    ready = [
+        (p, scoring.sichuan_not_ready_amount(rules, s.best_fan))
+        for p, s in states.items()
+        if s.ready
+    ]
+    not_ready = [p for p, s in states.items() if not s.ready]
+    # variants.md, not_ready_includes_pigs: false "takes pigs out of the not-ready payments
+    # only; pigs still refund".
+    for payer in not_ready:
+        if rules.not_ready_includes_pigs or payer not in pigs:
+            checks.append(("not_ready", payer, None, tuple([(payer, r, a) for r, a in ready])))
+    for payer in not_ready if kongs else ():
+        for k, (owner, payments) in enumerate(kongs):
+            if owner == payer and k not in passed:
+                # variants.md, refund_to_winners: false "skips a payer who has won at any point
+                # of the hand".
+                refunds = [(payer, o, a) for o, a in payments]
+                if not rules.refund_to_winners:
+                    refunds = [r for r in refunds if r[1] not in winners]
+                checks.append(("kong_refund", payer, k, tuple(refunds)))
+    return checks

@@ -1,0 +1,287 @@
+"""How Sichuan's hooks say what they computed: one :class:`~mjledger.rules.explained.Why` per
+sum, built by the hook that ran it and only while a caller asks (``explained.notes()`` is not
+None). The operands are the ones the amounts were computed from, read off
+:mod:`mjledger.rules.sichuan.scoring`; the message ids are the catalogs' (docs/translating.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from mjledger.rules.explained import KONG_TERMS, N_, Amounts, Notes, Term, Why
+from mjledger.rules.payout import even_parts, next_in_turn
+from mjledger.rules.protocol import WallFacts, WinContext
+from mjledger.rules.sichuan import scoring
+from mjledger.rules.sichuan.options import SichuanRules
+from mjledger.rules.sichuan.settle import Check, kongs_passing
+from mjledger.rules.values import HandView, OpenWins, Reason, Transfer
+
+SELF_DRAW_BONUS: Final = {
+    "base": N_("self_drawn.sichuan.base"),
+    "fan": N_("self_drawn.sichuan.fan"),
+    "none": N_("self_drawn.sichuan.none"),
+}
+KONG_SENTENCES: Final = {
+    "exposed": N_("kong_exposed"),
+    "added": N_("kong_added"),
+    "concealed": N_("kong_concealed"),
+}
+
+
+def discard_win(notes: Notes, rules: SichuanRules, context: WinContext, fan: int) -> None:
+    """rules.md, "A win": the discarder pays ``base × 2^min(fan, fan_cap)``."""
+    exponent = scoring.sichuan_exponent(rules, fan)
+    amount = scoring.sichuan_win_amount(rules, fan)
+    params = {
+        "winner": context.winner,
+        "fan": fan,
+        "base": rules.base,
+        "cap": rules.fan_cap,
+        "discarder": context.discarder,
+        "exponent": exponent,
+        "amount": amount,
+    }
+    key = (
+        N_("won_on_discard.sichuan.robbing_kong")
+        if context.robbing_kong
+        else N_("won_on_discard.sichuan")
+    )
+    operands = {**params, "fan_cap": rules.fan_cap}
+    del operands["cap"]
+    notes.why(Why(((key, params),), operands))
+
+
+def self_draw(
+    notes: Notes, rules: SichuanRules, context: WinContext, fan: int, payers: Sequence[str]
+) -> None:
+    """rules.md, "A win": each player still in pays, with the self-draw bonus; variants.md,
+    claimed_kong_bloom "feeder_pays": only the feeder pays, what one payer would."""
+    exponent = scoring.sichuan_self_draw_exponent(rules, fan)
+    amount = scoring.sichuan_self_draw_amount(rules, fan)
+    params = {
+        "winner": context.winner,
+        "fan": fan,
+        "base": rules.base,
+        "cap": rules.fan_cap,
+        "exponent": exponent,
+        "amount": amount,
+        "payers": tuple(payers),
+    }
+    sentences: list[tuple[str, Mapping[str, object]]] = [
+        (SELF_DRAW_BONUS[rules.self_draw_bonus], params)
+    ]
+    operands: dict[str, object] = {
+        "winner": context.winner,
+        "fan": fan,
+        "base": rules.base,
+        "fan_cap": rules.fan_cap,
+        "self_draw_bonus": rules.self_draw_bonus,
+        "exponent": exponent,
+        "payers": list(payers),
+        "amount": amount,
+    }
+    if context.fed_by is not None and rules.claimed_kong_bloom == "feeder_pays":
+        feeder = {"feeder": context.fed_by, "amount": amount}
+        sentences.append((N_("self_drawn.sichuan.feeder_pays"), feeder))
+        operands["feeder"] = context.fed_by
+    notes.why(Why(tuple(sentences), operands))
+
+
+def kong(
+    notes: Notes,
+    rules: SichuanRules,
+    player: str,
+    kind: str,
+    fed_by: str | None,
+    payers: Sequence[str],
+) -> None:
+    """rules.md, "Kongs, paid at once" (and variants.md, exposed_kong_pays), for the dues the
+    hook computed (``payers``)."""
+    claimed = fed_by is not None
+    units = scoring.sichuan_kong_units(rules, kind, claimed)
+    everyone = claimed and rules.exposed_kong_pays == "everyone"
+    key = N_("kong_exposed.everyone") if everyone else KONG_SENTENCES[kind]
+    params: dict[str, object] = {
+        "player": player,
+        "payers": tuple(payers),
+        "units": units,
+        "base": rules.base,
+        "amount": scoring.sichuan_kong_amount(rules, kind, claimed),
+    }
+    if claimed:
+        params["discarder"] = fed_by
+    operands = {**params, "payers": list(payers), "kind": kind}
+    operands["kong_money_may_pass"] = rules.kong_money_passing
+    notes.why(Why(((key, params),), operands))
+
+
+def passing(
+    notes: Notes,
+    rules: SichuanRules,
+    hand: HandView,
+    run: OpenWins,
+    window: tuple[int, ...],
+    kept: str | None,
+    passed: Sequence[Transfer],
+) -> None:
+    """rules.md, "Kong money passing": what passed of the window's kongs (``passed``), or why
+    nothing did (``kept``, a message id)."""
+    kongs = window if kept is not None else kongs_passing(rules, window)
+    winners = tuple(w for w, _ in run.winners)
+    lines = tuple(hand.kongs[k].line or 0 for k in kongs)
+    total = sum(hand.kongs[k].total for k in kongs)
+    params: dict[str, object] = {
+        "discarder": run.discarder,
+        "winners": winners,
+        "lines": lines,
+        "total": total,
+    }
+    operands: dict[str, object] = {
+        "discarder": run.discarder,
+        "winners": list(winners),
+        "kong_lines": list(lines),
+        "total": total,
+        "kong_money_passing": rules.kong_money_passing,
+        "kong_passing_split": rules.kong_passing_split,
+    }
+    sentences = [(kept, params)] if kept is not None else _passed(rules, hand, run, params)
+    if kept is None and len(kongs) < len(window):
+        sentences.append((N_("kong_passing_scope.last"), {}))
+    first = sentences[0][1]
+    operands.update({k: first[k] for k in ("part", "remainder", "first", "paid") if k in first})
+    line = run.winners[0][1]
+    notes.why(Why(tuple(sentences), operands, tuple(passed), "won_on_discard", line, False))
+
+
+def _passed(
+    rules: SichuanRules, hand: HandView, run: OpenWins, params: dict[str, object]
+) -> list[tuple[str, Mapping[str, object]]]:
+    winners = tuple(w for w, _ in run.winners)
+    total = params["total"]
+    assert isinstance(total, int)
+    if len(winners) == 1:
+        return [(N_("kong_money_passed"), params)]
+    if rules.kong_passing_split == "each_full":
+        paid = {**params, "count": len(winners), "paid": total * len(winners)}
+        return [(N_("kong_money_passed.each_full"), paid)]
+    part, remainder = even_parts(total, len(winners))
+    first = next_in_turn(hand.players, run.discarder, winners)
+    split = {**params, "count": len(winners), "part": part, "remainder": remainder, "first": first}
+    return [(N_("kong_money_passed.split"), split)]
+
+
+def wall(
+    notes: Notes,
+    rules: SichuanRules,
+    hand: HandView,
+    states: Mapping[str, WallFacts],
+    checks: Sequence[Check],
+    line: int | None,
+) -> None:
+    """rules.md, "When the wall runs out": who is still in and their state, then a step per
+    flower pig, per ready player (what each player not ready pays them), per refunded kong."""
+    still_in = tuple(states)
+    facts = {
+        p: {"flower_pig": s.flower_pig, "ready": s.ready, "best_fan": s.best_fan}
+        for p, s in states.items()
+    }
+    sentences: list[tuple[str, Mapping[str, object]]] = [
+        (N_("wall_exhausted.sichuan"), {"players": still_in})
+    ]
+    pigs = tuple(p for p, s in states.items() if s.flower_pig)
+    if pigs and not rules.not_ready_includes_pigs:
+        sentences.append((N_("not_ready.pigs_left_out"), {"pigs": pigs}))
+    notes.why(Why(tuple(sentences), {"still_in": facts}))
+    for reason, player, _, dues in checks:
+        if reason == "flower_pig" and dues:
+            notes.why(_pig(rules, player, dues, line))
+    _not_ready(notes, rules, states, checks, line)
+    for reason, player, k, dues in checks:
+        if reason == "kong_refund":
+            assert k is not None
+            refund = _refund(rules, hand, player, k, dues, line)
+            if refund is not None:
+                notes.why(refund)
+
+
+def _transfers(
+    dues: Sequence[tuple[str, str, int]], reason: Reason, line: int | None
+) -> tuple[Transfer, ...]:
+    return tuple(Transfer(a, b, amount, reason, line) for a, b, amount in dues)
+
+
+def _pig(
+    rules: SichuanRules, pig: str, dues: Sequence[tuple[str, str, int]], line: int | None
+) -> Why:
+    payees = tuple(p for _, p, _ in dues)
+    amount = scoring.sichuan_flower_pig_amount(rules)
+    key = N_("flower_pig.still_in") if rules.pig_pays == "still_in" else N_("flower_pig")
+    params = {"player": pig, "payees": payees, "base": rules.base, "cap": rules.fan_cap}
+    operands = {"player": pig, "payees": list(payees), "base": rules.base}
+    operands.update(fan_cap=rules.fan_cap, amount=amount)
+    sentence = (key, {**params, "amount": amount})
+    return Why((sentence,), operands, _transfers(dues, "flower_pig", line))
+
+
+def _not_ready(
+    notes: Notes,
+    rules: SichuanRules,
+    states: Mapping[str, WallFacts],
+    checks: Sequence[Check],
+    line: int | None,
+) -> None:
+    """A step per ready player: the checks run payer by payer, the steps payee by payee."""
+    dues = [d for reason, _, _, ds in checks if reason == "not_ready" for d in ds]
+    for payee, state in states.items():
+        mine = [d for d in dues if d[1] == payee]
+        if not state.ready or not mine:
+            continue
+        payers = tuple(p for p, _, _ in mine)
+        best = state.best_fan
+        exponent = scoring.sichuan_exponent(rules, best)
+        amount = scoring.sichuan_not_ready_amount(rules, best)
+        params = {"player": payee, "payers": payers, "best": best, "base": rules.base}
+        params.update(cap=rules.fan_cap, exponent=exponent, amount=amount)
+        operands = {"player": payee, "payers": list(payers), "best_fan": best}
+        operands.update(base=rules.base, fan_cap=rules.fan_cap, exponent=exponent, amount=amount)
+        sentence = (N_("not_ready"), params)
+        notes.why(Why((sentence,), operands, _transfers(mine, "not_ready", line)))
+
+
+def _refund(
+    rules: SichuanRules,
+    hand: HandView,
+    player: str,
+    k: int,
+    dues: Sequence[tuple[str, str, int]],
+    line: int | None,
+) -> Why | None:
+    """A kong refunded by a player not ready: what goes back to each who paid it (what each
+    actually paid), and to whom nothing goes (variants.md, refund_to_winners: false)."""
+    kong = hand.kongs[k]
+    payees = tuple(p for _, p, _ in dues)
+    params: dict[str, object] = {
+        "player": player,
+        "kong": Term(KONG_TERMS[kong.kind]),
+        "kong_line": kong.line or 0,
+    }
+    operands: dict[str, object] = {"player": player, "kind": kong.kind, "kong_line": kong.line}
+    operands["payees"] = list(payees)
+    sentences: list[tuple[str, Mapping[str, object]]] = []
+    amounts = {a for _, _, a in dues}
+    if len(amounts) == 1:
+        (amount,) = amounts
+        sentences.append((N_("kong_refund"), {**params, "payees": payees, "amount": amount}))
+        operands["amount"] = amount
+    elif dues:
+        each = Amounts(tuple((p, a) for _, p, a in dues))
+        sentences.append((N_("kong_refund.amounts"), {**params, "amounts": each}))
+        operands["amounts"] = {p: a for _, p, a in dues}
+    skipped = tuple(p for p, _ in kong.payments if p not in payees)
+    if skipped:
+        sentences.append((N_("kong_refund.skips_winners"), {**params, "winners": skipped}))
+        operands["skipped"] = list(skipped)
+    if not sentences:
+        return None
+    return Why(tuple(sentences), operands, _transfers(dues, "kong_refund", line))
