@@ -30,7 +30,16 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, get_minus_sign_symbol, get_plus_sign_symbol
 
-from mjledger.explain.steps import N_, HandExplanation, Moment, Net, Param, Sentence, Term
+from mjledger.explain.steps import (
+    N_,
+    Amounts,
+    HandExplanation,
+    Moment,
+    Net,
+    Param,
+    Sentence,
+    Term,
+)
 
 LANGUAGES: Final = ("it", "pt", "es", "fr", "en", "zh")
 DEFAULT_LANGUAGE: Final = "en"
@@ -125,15 +134,26 @@ def param_text(value: Param, lang: str) -> str:
         return message(lang, value.id)
     if isinstance(value, Net):
         return join((f"{p} {signed(a, lang)}" for p, a in value.amounts), lang)
+    if isinstance(value, Amounts):
+        return join((f"{p} {number(a, lang)}" for p, a in value.items), lang)
     if isinstance(value, Moment):
         return moment(value.iso, lang)
     return join((number(v, lang) if isinstance(v, int) else v for v in value), lang)
 
 
+NEUTRAL: Final = N_("explained.neutral")
+"""How a sentence with no wording in the catalogs reads (a plugin's own message id): its
+id and its operands, in the catalog's frame."""
+
+
 def render(sentence: Sentence, lang: str) -> str:
     """One sentence in ``lang``, its numbers and lists formatted for that locale."""
     values = {k: param_text(v, lang) for k, v in sentence.params.items()}
-    return message(lang, sentence.id).format(**values)
+    text = message(lang, sentence.id)
+    if text == sentence.id:  # no catalog has it: a rule set's own message, worded neutrally
+        operands = join((f"{k} = {v}" for k, v in values.items()), lang)
+        return message(lang, NEUTRAL).format(what=sentence.id, operands=operands or "—")
+    return text.format(**values)
 
 
 def render_all(sentences: Iterable[Sentence], lang: str) -> str:

@@ -6,62 +6,44 @@ the arithmetic, the money it moved and everyone's running net after it. This mod
 that answer as data, in no language: each step carries message ids and parameters, which
 :mod:`mjledger.explain.i18n` turns into sentences and ``--json`` hands to a backend as they are.
 
-The core fold is not touched. The explanation re-folds the hand's events (``evolve_hand``)
-only to know the state *before* each event (who is still in, which kongs are in a run), and
-rebuilds the arithmetic from the rule tables in the rule sets' ``scoring`` modules
-(:mod:`mjledger.rules.sichuan.scoring`, :mod:`mjledger.rules.hongkong.scoring`). The money
-of each step is the settlement's own transfers, claimed by line, reason, payer and payee;
-every transfer must be claimed exactly once, and the tests check that the arithmetic gives
-exactly the amounts the settlement holds.
+Nothing here computes an amount. The explanation re-folds the hand's events with the fold's
+own ``evolve_hand`` while asking for explanations (:func:`mjledger.rules.explained.explaining`):
+each hook then notes what it computed and how — message ids and operands next to the sum
+(:class:`~mjledger.rules.explained.Why`) — and the fold notes each batch of dues with what
+table stakes let through. This module orders those notes into steps. The money of each step
+is the settlement's own transfers, claimed by line, reason, payer and payee; every transfer
+must be claimed exactly once, and the tests check that the noted arithmetic gives exactly the
+amounts the settlement holds. A rule set that notes nothing (a plugin's) is explained from
+its payments, in a neutral wording.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import attrs
 from attrs import field, frozen
 
 from mjledger.errors import MjledgerError
-from mjledger.fold.hand import (
-    HandEvent,
-    HandState,
-    OpenWins,
-    Reason,
-    Transfer,
-    close_wins,
-    evolve_hand,
-    win_fan,
-)
+from mjledger.fold.hand import HandEvent, HandState, Transfer, close_hand, evolve_hand
 from mjledger.fold.replay import Replayer
 from mjledger.log.codec import parse_log
 from mjledger.log.events import (
     Discarded,
     Event,
-    FalseWin,
     HandStarted,
-    KongDeclared,
     SelfDrawn,
     VoidSuitChosen,
-    WallExhausted,
     WonOnDiscard,
     win_has_tiles,
 )
-from mjledger.rules.hongkong.options import HongKongRules
-from mjledger.rules.hongkong.scoring import UNITS, hongkong_counted_fan
+from mjledger.rules.explained import N_, Amounts, Batch, Due, Term, Why, explaining
 from mjledger.rules.house import rules_to_json
-from mjledger.rules.payout import next_in_turn
 from mjledger.rules.protocol import HouseRules
-from mjledger.rules.sichuan.options import SichuanRules
-from mjledger.rules.sichuan.scoring import KONG_PAYMENT
-from mjledger.rules.sichuan.wall import wall_states
+from mjledger.rules.registry import find_ruleset
 
-
-def N_(message_id: str) -> str:  # noqa: N802 - the gettext convention for "mark only"
-    """Mark a message id for extraction (``pybabel extract -k N_``); returns it unchanged."""
-    return message_id
-
+__all__ = ["N_", "Amounts", "Term"]  # re-exported: the catalogs' helpers, for i18n and report
 
 # Message ids chosen at run time, each written out once so that extraction finds it.
 OUTCOMES: Final = {
@@ -79,6 +61,7 @@ ONE_KONG_LINE: Final = {
     N_("kong_money_kept.robbing_kong"): N_("kong_money_kept.robbing_kong.one_line"),
     N_("kong_money_passed"): N_("kong_money_passed.one_line"),
     N_("kong_money_passed.split"): N_("kong_money_passed.split.one_line"),
+    N_("kong_money_passed.each_full"): N_("kong_money_passed.each_full.one_line"),
 }
 WIND_TERMS: Final = {
     "east": N_("wind.east"),
@@ -87,34 +70,6 @@ WIND_TERMS: Final = {
     "north": N_("wind.north"),
 }
 SUIT_TERMS: Final = {"m": N_("suit.m"), "p": N_("suit.p"), "s": N_("suit.s")}
-KONG_TERMS: Final = {
-    "exposed": N_("kong.exposed"),
-    "added": N_("kong.added"),
-    "concealed": N_("kong.concealed"),
-}
-TABLE_TERMS: Final = {"half_spicy": N_("table.half_spicy"), "spicy": N_("table.spicy")}
-SELF_DRAW_BONUS: Final = {
-    "base": N_("self_drawn.sichuan.base"),
-    "fan": N_("self_drawn.sichuan.fan"),
-    "none": N_("self_drawn.sichuan.none"),
-}
-KONG_REASONS: Final[dict[str, Reason]] = {
-    "exposed": "kong_exposed",
-    "added": "kong_added",
-    "concealed": "kong_concealed",
-}
-KONG_SENTENCES: Final = {
-    "exposed": N_("kong_exposed"),
-    "added": N_("kong_added"),
-    "concealed": N_("kong_concealed"),
-}
-
-
-@frozen
-class Term:
-    """A word to translate inside a sentence (a kong's kind, a suit, a table's name)."""
-
-    id: str
 
 
 @frozen
@@ -138,8 +93,9 @@ class Net:
 
 
 # A parameter of a sentence: a player or free text (str), a number (int, formatted per
-# locale), players or lines (tuple, joined per locale), a term to translate, a net, or a time.
-Param = str | int | tuple[str, ...] | tuple[int, ...] | Term | Net | Moment
+# locale), players or lines (tuple, joined per locale), a term to translate, amounts by
+# player, a net, or a time.
+Param = str | int | tuple[str, ...] | tuple[int, ...] | Term | Amounts | Net | Moment
 
 
 @frozen
@@ -156,6 +112,8 @@ class Sentence:
 def _param_json(value: Param) -> Any:
     if isinstance(value, Term):
         return value.id
+    if isinstance(value, Amounts):
+        return dict(value.items)
     if isinstance(value, Net):
         return dict(value.amounts)
     if isinstance(value, Moment):
@@ -181,9 +139,9 @@ class Payment:
 class Step:
     """One thing that happened and what it caused.
 
-    ``computed`` is the arithmetic's result, rebuilt from the rule tables; ``money`` is what
-    the settlement actually holds for this step (its transfers). They are equal; the tests
-    hold the explanation to that.
+    ``computed`` is the arithmetic's result as the rule set's hooks noted it (each due as
+    table stakes let it through); ``money`` is what the settlement actually holds for this
+    step (its transfers). They are equal; the tests hold the explanation to that.
     """
 
     line: int | None
@@ -294,35 +252,45 @@ class ExplanationError(AssertionError):
 # --- building the steps -------------------------------------------------------------------
 
 
+def _key(t: Due) -> tuple[str, str, str, int | None]:
+    return t.payer, t.payee, t.reason, t.line
+
+
 class _Claims:
     """The settlement's transfers, to be claimed once each by the step that caused them."""
 
     def __init__(self, transfers: Iterable[Transfer]) -> None:
         self.left: list[Transfer] = list(transfers)
 
-    def take(self, line: int | None, reason: Reason, payer: str, payee: str) -> Payment:
+    def take(self, due: Due) -> Payment:
         for i, t in enumerate(self.left):
-            if (t.line, t.reason, t.payer, t.payee) == (line, reason, payer, payee):
+            if _key(t) == _key(due):
                 del self.left[i]
                 return Payment(t.payer, t.payee, t.amount)
         raise ExplanationError(
-            f"the settlement has no {reason} transfer {payer} -> {payee} on line {line}"
+            f"the settlement has no {due.reason} transfer {due.payer} -> {due.payee} "
+            f"on line {due.line}"
         )
 
-    def take_all(self, lines: set[int | None], reason: str | None) -> list[Payment]:
-        """Every transfer left on ``lines`` (of ``reason``, if given)."""
-        found = [t for t in self.left if t.line in lines and (reason is None or t.reason == reason)]
-        for t in found:
-            self.left.remove(t)
-        return [Payment(t.payer, t.payee, t.amount) for t in found]
+
+def _paid_amounts(batch: Batch) -> list[int]:
+    """What was paid of each due of ``batch``, in order: table stakes fill a payee's dues in
+    the order of the batch, so the paid transfers of one kind follow their dues in order."""
+    queues: dict[tuple[str, str, str, int | None], list[int]] = {}
+    for t in batch.paid:
+        queues.setdefault(_key(t), []).append(t.amount)
+    return [queues[_key(d)].pop(0) if queues.get(_key(d)) else 0 for d in batch.dues]
 
 
 class _Builder:
     def __init__(self, start: HandState, settled: HandState) -> None:
         self.players = start.players
+        self.title = find_ruleset(start.ruleset).title
         self.claims = _Claims(settled.transfers)
         self.net = dict.fromkeys(self.players, 0)
         self.steps: list[Step] = []
+        self.own = False
+        self.may_pass: set[int | None] = set()  # lines of kongs whose money may pass on
 
     def add(
         self,
@@ -332,38 +300,138 @@ class _Builder:
         sentences: Sequence[Sentence],
         operands: dict[str, Any],
         computed: Sequence[Payment] = (),
-        money_line: dict[str, int | None] | None = None,
-        money: Sequence[Payment] | None = None,
+        money: Sequence[Payment] = (),
     ) -> None:
-        """A step; its money is claimed from the settlement payment by payment.
-
-        ``money_line`` maps a payee to the line its transfer carries, where that is not the
-        step's own line (kong money passed carries each win's line). ``money`` given: already
-        claimed, with no arithmetic of mjledger's own behind it (another rule set's).
-        """
-        if money is None:
-            money = []
-            for p in computed:
-                assert reason is not None
-                at = line if money_line is None else money_line[p.payee]
-                money.append(self.claims.take(at, cast(Reason, reason), p.payer, p.payee))
-        else:
-            computed = money
+        """A step: its arithmetic's result and the settlement's money for it."""
         for paid in money:
             self.net[paid.payer] -= paid.amount
             self.net[paid.payee] += paid.amount
-        self.steps.append(
-            Step(
-                line,
-                event,
-                reason,
-                tuple(sentences),
-                operands,
-                tuple(computed),
-                tuple(money),
-                dict(self.net),
+        step = Step(line, event, reason, tuple(sentences), operands, tuple(computed))
+        self.steps.append(attrs.evolve(step, money=tuple(money), net_after=dict(self.net)))
+
+    def event(
+        self, before: HandState, event: HandEvent | None, line: int | None, notes: list[Why | Batch]
+    ) -> None:
+        """The steps of one event (None: the end of the log) from what was noted folding it."""
+        self.own = False  # whether a step stands at the event itself
+        pending: list[Why] = []
+        for item in notes:
+            if isinstance(item, Why):
+                pending.append(item)
+            else:
+                self._batch(pending, item, event, line)
+                pending = []
+        for why in pending:
+            self._step(why, [], [], event, line)
+        if event is not None and not self.own:
+            self._plain(before, event, line)
+
+    def _batch(
+        self, whys: list[Why], batch: Batch, event: HandEvent | None, line: int | None
+    ) -> None:
+        """Give each due of ``batch`` to the step whose arithmetic gave it: the dues a hook
+        listed, or else (a hook that returned them) the step that claims the batch's."""
+        amounts = _paid_amounts(batch)
+        left = list(range(len(batch.dues)))
+
+        def claim(due: Due) -> int:
+            for j, i in enumerate(left):
+                if batch.dues[i] == due:
+                    del left[j]
+                    return i
+            raise ExplanationError(f"a step explains a due the settlement never had: {due}")
+
+        given = [[claim(d) for d in why.dues] if why.dues is not None else None for why in whys]
+        for why, mine in zip(whys, given, strict=True):
+            if mine is None:
+                mine, left = left, []
+            self._step(why, [batch.dues[i] for i in mine], [amounts[i] for i in mine], event, line)
+        if left:  # dues no hook explained: a plugin's, in a neutral wording
+            self._neutral(event, line, [batch.dues[i] for i in left], [amounts[i] for i in left])
+
+    def _money(
+        self, dues: Sequence[Due], amounts: Sequence[int]
+    ) -> tuple[list[Payment], list[Payment]]:
+        """Each due as paid (the arithmetic), and the settlement's transfer that holds it."""
+        computed = [Payment(d.payer, d.payee, a) for d, a in zip(dues, amounts, strict=True) if a]
+        money = [self.claims.take(d) for d, a in zip(dues, amounts, strict=True) if a]
+        return computed, money
+
+    def _step(
+        self,
+        why: Why,
+        dues: Sequence[Due],
+        amounts: Sequence[int],
+        event: HandEvent | None,
+        at: int | None,
+    ) -> None:
+        line = at if why.at_event else why.line
+        self.own = self.own or why.at_event
+        kind = why.event or (event.TYPE if event is not None else "")
+        operands = dict(why.operands)
+        if why.dues is None and isinstance(event, WonOnDiscard | SelfDrawn):
+            operands["fan_from_tiles"] = win_has_tiles(event)
+        if operands.get("kong_money_may_pass"):
+            self.may_pass.add(line)
+        computed, money = self._money(dues, amounts)
+        reason = dues[0].reason if money else None  # the reason of the money it moved
+        sentences = [_sentence(i, p) for i, p in why.sentences]
+        self.add(line, kind, reason, sentences, operands, computed, money)
+
+    def _neutral(
+        self,
+        event: HandEvent | None,
+        at: int | None,
+        dues: Sequence[Due],
+        amounts: Sequence[int],
+    ) -> None:
+        """Dues a rule set gave without saying how: who pays whom, and the sum (at the line
+        the dues carry: a run of wins closing carries its first win's)."""
+        line = dues[0].line if dues[0].line is not None else at
+        self.own = self.own or line == at
+        payments = Amounts(tuple((f"{d.payer} → {d.payee}", d.amount) for d in dues))
+        total = sum(d.amount for d in dues)
+        params: dict[str, Param] = {"ruleset": self.title, "payments": payments, "amount": total}
+        operands = {"ruleset": self.title, "amount": total}
+        kind = event.TYPE if event is not None else WonOnDiscard.TYPE
+        sentence = Sentence(N_("other_ruleset"), params)
+        computed, money = self._money(dues, amounts)
+        reason = dues[0].reason if money else None
+        self.add(line, kind, reason, [sentence], operands, computed, money)
+
+    def _plain(self, hand: HandState, event: HandEvent, line: int | None) -> None:
+        """An event no hook noted anything for: what was played."""
+        if isinstance(event, VoidSuitChosen):
+            params: dict[str, Param] = {
+                "player": event.player,
+                "suit": Term(SUIT_TERMS[event.suit]),
+            }
+            sentence = Sentence(N_("void_suit_chosen"), params)
+            self.add(
+                line, event.TYPE, None, [sentence], {"player": event.player, "suit": event.suit}
             )
-        )
+        elif isinstance(event, Discarded):
+            _discarded(self, hand, event, line)
+        else:
+            sentence = Sentence(N_("other_ruleset.nothing"), {"ruleset": self.title})
+            self.add(line, event.TYPE, None, [sentence], {"ruleset": self.title, "amount": 0})
+
+    def unclaimed(self) -> None:
+        if self.claims.left:
+            t = self.claims.left[0]
+            raise ExplanationError(
+                f"no step accounts for the {t.reason} transfer {t.payer} -> {t.payee} "
+                f"{t.amount} on line {t.line}"
+            )
+
+
+def _sentence(message_id: str, params: Mapping[str, object]) -> Sentence:
+    """A noted sentence; one naming kongs by their ``lines`` is worded for one kong where
+    there is one."""
+    lines = params.get("lines")
+    if message_id in ONE_KONG_LINE and isinstance(lines, tuple) and len(lines) == 1:
+        message_id = ONE_KONG_LINE[message_id]
+    return Sentence(message_id, dict(params))  # type: ignore[arg-type]
 
 
 def explain_hand(
@@ -383,28 +451,15 @@ def explain_hand(
     b = _Builder(start, settled)
     b.add(start_line, HandStarted.TYPE, None, _opening(start), _opening_operands(start))
     hand = start
-    for line, event in events:
-        # The state the fold settles the event on: a run of wins that this event does not
-        # continue closes first (its kong money passes), as in evolve_hand.
-        context = hand
-        run = hand.open_wins
-        if run is not None and not _continues(run, event):
-            _passing(b, hand, run)
-            context = close_wins(hand)
-        after = evolve_hand(hand, event, line)
-        _event_steps(b, context, event, line)
-        if isinstance(event, WonOnDiscard) and after.ended and after.ruleset == "sichuan":
-            # The third winner ends a blood battle: its run of wins closes at once.
-            _passing(b, context, _run_after(context, event, line))
-        hand = after
-    if hand.open_wins is not None:  # the end of the log closes an open run of wins
-        _passing(b, hand, hand.open_wins)
-    if b.claims.left:
-        t = b.claims.left[0]
-        raise ExplanationError(
-            f"no step accounts for the {t.reason} transfer {t.payer} -> {t.payee} "
-            f"{t.amount} on line {t.line}"
-        )
+    with explaining() as notes:
+        for line, event in events:
+            after = evolve_hand(hand, event, line)
+            b.event(hand, event, line, notes.take())
+            hand = after
+        if hand.open_wins is not None:  # the end of the log closes an open run of wins
+            close_hand(hand)
+            b.event(hand, None, None, notes.take())
+    b.unclaimed()
     return HandExplanation(
         ruleset=start.ruleset,
         match=match,
@@ -423,29 +478,17 @@ def explain_hand(
     )
 
 
-def _continues(run: OpenWins, event: Event) -> bool:
-    return isinstance(event, WonOnDiscard) and event.from_ == run.discarder
-
-
-def _run_after(hand: HandState, event: WonOnDiscard, line: int | None) -> OpenWins:
-    """The run of wins including ``event`` (before the fold closes it)."""
-    run = hand.open_wins
-    if run is None or not _continues(run, event):
-        return OpenWins(event.from_, event.robbing_kong, ((event.player, line),))
-    return OpenWins(run.discarder, run.robbing_kong, (*run.winners, (event.player, line)))
-
-
 def _opening(start: HandState) -> tuple[Sentence, ...]:
     params: dict[str, Param] = {
         "number": start.number,
         "dealer": start.dealer,
         "streak": start.dealer_streak,
     }
-    if start.ruleset == "hongkong":
+    if find_ruleset(start.ruleset).round_winds:
         params["wind"] = Term(WIND_TERMS[start.round_wind])
-        opening = Sentence(N_("hand_started.hongkong"), params)
+        opening = Sentence(N_("hand_started.round_wind"), params)
     else:
-        opening = Sentence(N_("hand_started.sichuan"), params)
+        opening = Sentence(N_("hand_started"), params)
     rules = ", ".join(f"{k}={_rule_text(v)}" for k, v in rules_to_json(start.rules).items())
     return opening, Sentence(N_("hand_started.rules"), {"rules": rules})
 
@@ -464,471 +507,23 @@ def _opening_operands(start: HandState) -> dict[str, Any]:
     }
 
 
-def _uses_variants(hand: HandState) -> bool:
-    """Whether the hand's money follows variants (docs/rules.md, "Variants") that this module
-    has no arithmetic for: a variant key switched on, a variant value of a contract key, or
-    table stakes (which may cut any payment)."""
-    rules = hand.rules
-    if hand.stakes is not None:
-        return True
-    for a in attrs.fields(type(rules)):
-        if a.metadata.get("variant") and getattr(rules, a.name) != a.default:
-            return True
-    return getattr(rules, "discard_pays", None) == "half" or (
-        getattr(rules, "kong_passing_split", None) == "each_full"
-    )
-
-
-def _event_steps(b: _Builder, hand: HandState, event: HandEvent, line: int | None) -> None:
-    rules = hand.rules
-    builtin = isinstance(rules, HongKongRules | SichuanRules) and not _uses_variants(hand)
-    if isinstance(event, FalseWin) or (
-        isinstance(event, WonOnDiscard | SelfDrawn) and event.liable
-    ):
-        builtin = False  # a false win, a liable player: settled by the variants
-    if not builtin and not isinstance(event, VoidSuitChosen | Discarded):
-        _other_ruleset(b, hand, event.TYPE, line, {line})
-    elif isinstance(event, VoidSuitChosen):
-        b.add(
-            line,
-            event.TYPE,
-            None,
-            [
-                Sentence(
-                    N_("void_suit_chosen"),
-                    {"player": event.player, "suit": Term(SUIT_TERMS[event.suit])},
-                )
-            ],
-            {"player": event.player, "suit": event.suit},
-        )
-    elif isinstance(event, Discarded):
-        _discarded(b, hand, event, line)
-    elif isinstance(event, KongDeclared):
-        if isinstance(rules, SichuanRules):
-            _sichuan_kong(b, hand, rules, event, line)
-        else:
-            b.add(
-                line,
-                event.TYPE,
-                None,
-                [
-                    Sentence(
-                        N_("kong_declared.hongkong"),
-                        {"player": event.player, "kong": Term(KONG_TERMS[event.kind])},
-                    )
-                ],
-                {"player": event.player, "kind": event.kind},
-            )
-    elif isinstance(event, (WonOnDiscard, SelfDrawn)):
-        fan, limit = win_fan(hand, event, line)  # derived from the tiles, where it has them
-        if isinstance(rules, HongKongRules):
-            _hongkong_win(b, hand, rules, event, line, fan, limit)
-        else:
-            assert fan is not None
-            _sichuan_win(b, hand, rules, event, line, fan)
-    else:
-        assert isinstance(event, WallExhausted)
-        if isinstance(rules, SichuanRules):
-            _sichuan_wall(b, hand, rules, event, line)
-        else:
-            b.add(line, event.TYPE, None, [Sentence(N_("wall_exhausted.hongkong"))], {})
-
-
-def _other_ruleset(
-    b: _Builder,
-    hand: HandState,
-    event: str,
-    line: int | None,
-    lines: set[int | None],
-    reason: str | None = None,
-) -> None:
-    """A rule set mjledger has no arithmetic for (a plugin's), or a built-in one under variants:
-    the step shows what the rule set's hooks settled on these lines, without the sums."""
-    money = b.claims.take_all(lines, reason)
-    if not money and reason is not None:
-        return
-    total = sum(p.amount for p in money)
-    if isinstance(hand.rules, HongKongRules | SichuanRules):
-        sentence = Sentence(N_("variants_settled"), {"amount": total})
-    else:
-        sentence = Sentence(N_("other_ruleset"), {"ruleset": hand.ruleset, "amount": total})
-    b.add(line, event, reason, [sentence], {"ruleset": hand.ruleset, "amount": total}, money=money)
-
-
-def _naming_kongs(message_id: str, params: dict[str, Param]) -> Sentence:
-    """A sentence naming kongs by their ``lines``, worded for one kong where there is one."""
-    lines = params["lines"]
-    assert isinstance(lines, tuple)
-    return Sentence(ONE_KONG_LINE[message_id] if len(lines) == 1 else message_id, params)
-
-
 def _discarded(b: _Builder, hand: HandState, event: Discarded, line: int | None) -> None:
+    """A discard; one that ends the player's run of kongs whose money could still pass says
+    so (a run of wins on their discard closing first has ended it already)."""
     params: dict[str, Param] = {"player": event.player}
     operands: dict[str, Any] = {"player": event.player}
     if event.tile is not None:
         params["tile"] = operands["tile"] = event.tile
     sentences = [Sentence(N_("discarded.tile") if event.tile else N_("discarded"), params)]
     run = hand.kong_runs[hand.players.index(event.player)]
-    if run and isinstance(hand.rules, SichuanRules) and hand.rules.kong_money_passing:
-        lines = tuple(hand.kongs[k].line or 0 for k in run)
-        operands["ends_kong_run"] = list(lines)
-        sentences.append(
-            _naming_kongs(N_("discarded.ends_kong_run"), {"player": event.player, "lines": lines})
-        )
+    closed = hand.open_wins is not None and hand.open_wins.discarder == event.player
+    lines = tuple(hand.kongs[k].line for k in run)
+    if run and not closed and any(k in b.may_pass for k in lines):
+        shown = tuple(k or 0 for k in lines)
+        operands["ends_kong_run"] = list(shown)
+        params_run: dict[str, Param] = {"player": event.player, "lines": shown}
+        sentences.append(_sentence(N_("discarded.ends_kong_run"), params_run))
     b.add(line, event.TYPE, None, sentences, operands)
-
-
-def _hongkong_win(
-    b: _Builder,
-    hand: HandState,
-    rules: HongKongRules,
-    event: WonOnDiscard | SelfDrawn,
-    line: int | None,
-    fan: int | None,
-    limit: bool,
-) -> None:
-    counted = hongkong_counted_fan(rules, fan, limit)
-    units = UNITS[rules.table][counted]
-    share = units * rules.points_per_unit
-    operands: dict[str, Any] = {
-        "winner": event.player,
-        "fan": fan,
-        "fan_from_tiles": win_has_tiles(event),
-        "limit": limit,
-        "counted_fan": counted,
-        "fan_limit": rules.fan_limit,
-        "table": rules.table,
-        "units": units,
-        "points_per_unit": rules.points_per_unit,
-        "share": share,
-    }
-    worth_params: dict[str, Param] = {
-        "counted": counted,
-        "units": units,
-        "table": Term(TABLE_TERMS[rules.table]),
-        "points_per_unit": rules.points_per_unit,
-        "share": share,
-    }
-    if limit:
-        worth = Sentence(N_("worth.hongkong.limit"), worth_params)
-    elif fan is not None and fan > counted:
-        worth = Sentence(N_("worth.hongkong.over_limit"), {**worth_params, "fan": fan})
-    else:
-        worth = Sentence(N_("worth.hongkong"), worth_params)
-    if isinstance(event, WonOnDiscard):
-        shares = 3 if rules.discard_pays == "all" else 2
-        amount = share * shares
-        operands.update(discarder=event.from_, discard_pays=rules.discard_pays, shares=shares)
-        operands["amount"] = amount
-        key = (
-            N_("won_on_discard.hongkong.robbing_kong")
-            if event.robbing_kong
-            else N_("won_on_discard.hongkong")
-        )
-        pays = Sentence(
-            key,
-            {
-                "winner": event.player,
-                "discarder": event.from_,
-                "shares": shares,
-                "share": share,
-                "amount": amount,
-            },
-        )
-        b.add(
-            line,
-            event.TYPE,
-            "won_on_discard",
-            [pays, worth],
-            operands,
-            [Payment(event.from_, event.player, amount)],
-        )
-        return
-    payers = tuple(p for p in hand.still_in if p != event.player)
-    operands.update(payers=list(payers), amount=share)
-    pays = Sentence(
-        N_("self_drawn.hongkong"),
-        {"winner": event.player, "payers": payers, "amount": share, "total": share * len(payers)},
-    )
-    b.add(
-        line,
-        event.TYPE,
-        "self_drawn",
-        [pays, worth],
-        operands,
-        [Payment(p, event.player, share) for p in payers],
-    )
-
-
-def _sichuan_win(
-    b: _Builder,
-    hand: HandState,
-    rules: SichuanRules,
-    event: WonOnDiscard | SelfDrawn,
-    line: int | None,
-    fan: int,
-) -> None:
-    operands: dict[str, Any] = {
-        "winner": event.player,
-        "fan": fan,
-        "fan_from_tiles": win_has_tiles(event),
-        "base": rules.base,
-        "fan_cap": rules.fan_cap,
-    }
-    params: dict[str, Param] = {
-        "winner": event.player,
-        "fan": fan,
-        "base": rules.base,
-        "cap": rules.fan_cap,
-    }
-    if isinstance(event, WonOnDiscard):
-        exponent = min(fan, rules.fan_cap)
-        amount = rules.base * 2**exponent
-        operands.update(discarder=event.from_, exponent=exponent, amount=amount)
-        params.update(discarder=event.from_, exponent=exponent, amount=amount)
-        key = (
-            N_("won_on_discard.sichuan.robbing_kong")
-            if event.robbing_kong
-            else N_("won_on_discard.sichuan")
-        )
-        b.add(
-            line,
-            event.TYPE,
-            "won_on_discard",
-            [Sentence(key, params)],
-            operands,
-            [Payment(event.from_, event.player, amount)],
-        )
-        return
-    bonus = rules.self_draw_bonus
-    exponent = min(fan + 1 if bonus == "fan" else fan, rules.fan_cap)
-    amount = rules.base * 2**exponent + (rules.base if bonus == "base" else 0)
-    payers = tuple(p for p in hand.still_in if p != event.player)
-    operands.update(self_draw_bonus=bonus, exponent=exponent, payers=list(payers), amount=amount)
-    params.update(exponent=exponent, amount=amount, payers=payers)
-    b.add(
-        line,
-        event.TYPE,
-        "self_drawn",
-        [Sentence(SELF_DRAW_BONUS[bonus], params)],
-        operands,
-        [Payment(p, event.player, amount) for p in payers],
-    )
-
-
-def _sichuan_kong(
-    b: _Builder, hand: HandState, rules: SichuanRules, event: KongDeclared, line: int | None
-) -> None:
-    units = KONG_PAYMENT[event.kind]
-    amount = units * rules.base
-    if event.from_ is not None:
-        payers: tuple[str, ...] = (event.from_,)
-    else:
-        payers = tuple(p for p in hand.still_in if p != event.player)
-    reason = KONG_REASONS[event.kind]
-    params: dict[str, Param] = {
-        "player": event.player,
-        "payers": payers,
-        "units": units,
-        "base": rules.base,
-        "amount": amount,
-    }
-    if event.from_ is not None:
-        params["discarder"] = event.from_
-    b.add(
-        line,
-        event.TYPE,
-        reason,
-        [Sentence(KONG_SENTENCES[event.kind], params)],
-        {
-            "player": event.player,
-            "kind": event.kind,
-            "payers": list(payers),
-            "units": units,
-            "base": rules.base,
-            "amount": amount,
-        },
-        [Payment(p, event.player, amount) for p in payers],
-    )
-
-
-def _passing(b: _Builder, hand: HandState, run: OpenWins) -> None:
-    """The close of a run of wins on one discard: the discarder's kong money passes (or not)."""
-    rules = hand.rules
-    kongs = hand.kong_runs[hand.players.index(run.discarder)]
-    if not isinstance(rules, HongKongRules | SichuanRules) or _uses_variants(hand):
-        at = {line for _, line in run.winners}
-        _other_ruleset(b, hand, WonOnDiscard.TYPE, run.winners[0][1], at, "kong_money_passed")
-        return
-    if not isinstance(rules, SichuanRules) or not kongs:
-        return
-    winners = tuple(w for w, _ in run.winners)
-    lines = dict(run.winners)
-    kong_lines = tuple(hand.kongs[k].line or 0 for k in kongs)
-    total = sum(hand.kongs[k].total for k in kongs)
-    operands: dict[str, Any] = {
-        "discarder": run.discarder,
-        "winners": list(winners),
-        "kong_lines": list(kong_lines),
-        "total": total,
-        "kong_money_passing": rules.kong_money_passing,
-        "kong_passing_split": rules.kong_passing_split,
-    }
-    params: dict[str, Param] = {
-        "discarder": run.discarder,
-        "winners": winners,
-        "lines": kong_lines,
-        "total": total,
-    }
-    line = run.winners[0][1]
-    why = None
-    if run.robbing_kong:
-        why = N_("kong_money_kept.robbing_kong")
-    elif not rules.kong_money_passing:
-        why = N_("kong_money_kept.off")
-    elif len(winners) > 1 and rules.kong_passing_split == "none":
-        why = N_("kong_money_kept.not_split")
-    if why is not None:
-        b.add(line, WonOnDiscard.TYPE, None, [_naming_kongs(why, params)], operands)
-        return
-    first = next_in_turn(hand.players, run.discarder, winners)
-    part, remainder = divmod(total, len(winners))
-    computed = [Payment(run.discarder, w, part + (remainder if w == first else 0)) for w in winners]
-    computed = [p for p in computed if p.amount > 0]
-    operands.update(part=part, remainder=remainder, first=first)
-    if len(winners) == 1:
-        sentence = _naming_kongs(N_("kong_money_passed"), params)
-    else:
-        params.update(count=len(winners), part=part, remainder=remainder, first=first)
-        sentence = _naming_kongs(N_("kong_money_passed.split"), params)
-    b.add(
-        line,
-        WonOnDiscard.TYPE,
-        "kong_money_passed",
-        [sentence],
-        operands,
-        computed,
-        money_line=lines,
-    )
-
-
-def _sichuan_wall(
-    b: _Builder, hand: HandState, rules: SichuanRules, event: WallExhausted, line: int | None
-) -> None:
-    states = wall_states(rules, hand, event)
-    still_in = tuple(states)
-    operands: dict[str, Any] = {
-        "still_in": {
-            p: {"flower_pig": s.flower_pig, "ready": s.ready, "best_fan": s.best_fan}
-            for p, s in states.items()
-        }
-    }
-    b.add(
-        line,
-        event.TYPE,
-        None,
-        [Sentence(N_("wall_exhausted.sichuan"), {"players": still_in})],
-        operands,
-    )
-    pigs = tuple(p for p, s in states.items() if s.flower_pig)
-    pig_amount = rules.base * 2**rules.fan_cap
-    for pig in pigs:
-        payees = tuple(p for p in hand.players if p not in pigs)
-        if not payees:
-            continue
-        b.add(
-            line,
-            event.TYPE,
-            "flower_pig",
-            [
-                Sentence(
-                    N_("flower_pig"),
-                    {
-                        "player": pig,
-                        "payees": payees,
-                        "base": rules.base,
-                        "cap": rules.fan_cap,
-                        "amount": pig_amount,
-                    },
-                )
-            ],
-            {
-                "player": pig,
-                "payees": list(payees),
-                "base": rules.base,
-                "fan_cap": rules.fan_cap,
-                "amount": pig_amount,
-            },
-            [Payment(pig, p, pig_amount) for p in payees],
-        )
-    ready = tuple(p for p, s in states.items() if s.ready)
-    not_ready = tuple(p for p, s in states.items() if not s.ready)
-    for payee in ready:
-        if not not_ready:
-            break
-        best = states[payee].best_fan
-        exponent = min(best, rules.fan_cap)
-        amount = rules.base * 2**exponent
-        b.add(
-            line,
-            event.TYPE,
-            "not_ready",
-            [
-                Sentence(
-                    N_("not_ready"),
-                    {
-                        "player": payee,
-                        "payers": not_ready,
-                        "best": best,
-                        "base": rules.base,
-                        "cap": rules.fan_cap,
-                        "exponent": exponent,
-                        "amount": amount,
-                    },
-                )
-            ],
-            {
-                "player": payee,
-                "payers": list(not_ready),
-                "best_fan": best,
-                "base": rules.base,
-                "fan_cap": rules.fan_cap,
-                "exponent": exponent,
-                "amount": amount,
-            },
-            [Payment(p, payee, amount) for p in not_ready],
-        )
-    for payer in not_ready:
-        for k, kong in enumerate(hand.kongs):
-            if kong.player != payer or k in hand.passed:
-                continue
-            amount = KONG_PAYMENT[kong.kind] * rules.base
-            payees = tuple(p for p, _ in kong.payments)
-            b.add(
-                line,
-                event.TYPE,
-                "kong_refund",
-                [
-                    Sentence(
-                        N_("kong_refund"),
-                        {
-                            "player": payer,
-                            "kong": Term(KONG_TERMS[kong.kind]),
-                            "kong_line": kong.line or 0,
-                            "payees": payees,
-                            "amount": amount,
-                        },
-                    )
-                ],
-                {
-                    "player": payer,
-                    "kind": kong.kind,
-                    "kong_line": kong.line,
-                    "payees": list(payees),
-                    "amount": amount,
-                },
-                [Payment(payer, p, amount) for p in payees],
-            )
 
 
 # --- whole logs ---------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from mjledger.log.events import (
     WonOnDiscard,
     win_has_tiles,
 )
+from mjledger.rules import explained
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.protocol import HouseRules, Payments, WinContext
 from mjledger.rules.registry import table_of
@@ -294,11 +295,15 @@ def _located(exc: RuleError, event: Event, line: int | None) -> RuleError:
 def _pay(hand: HandFold, dues: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
     """Pay one batch of dues: all of it, or what table stakes let each payer pay (variants.md,
     "Each event settles as one batch"); what was paid."""
+    paid = dues
     if hand.stakes is not None:
-        dues, hand.stakes = hand.stakes.settle(dues)
-    if dues:
-        hand.transfers += dues
-    return dues
+        paid, hand.stakes = hand.stakes.settle(dues)
+    if paid:
+        hand.transfers += paid
+    notes = explained.notes()
+    if notes is not None:  # an explanation is asked for: what was due, and what was paid
+        notes.batch(dues, paid)
+    return paid
 
 
 # --- checks ---------------------------------------------------------------------------------

@@ -17,12 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from attrs import field, frozen
-
-if TYPE_CHECKING:
-    from mjledger.rules.values import Transfer
 
 
 def N_(message_id: str) -> str:  # noqa: N802 - the gettext convention for "mark only"
@@ -52,6 +49,22 @@ class Amounts:
     items: tuple[tuple[str, int], ...]
 
 
+class Due(Protocol):
+    """A due as a hook states it (a :class:`mjledger.rules.values.Transfer`): this module sits
+    below the values, which the table's stakes note into."""
+
+    @property
+    def payer(self) -> str: ...
+    @property
+    def payee(self) -> str: ...
+    @property
+    def amount(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def line(self) -> int | None: ...
+
+
 # A sentence's placeholder values: a player or free text, a number, players or lines, a term.
 Params = Mapping[str, object]
 
@@ -61,14 +74,15 @@ class Why:
     """One step of a settlement's arithmetic, as the code that computed it states it.
 
     ``sentences`` are ``(message id, params)`` pairs; ``operands`` the inputs and results by
-    name; ``dues`` the transfers this arithmetic gives, before table stakes (a line of None
-    is the event's own). A step that belongs to another line than the event being folded (the
-    close of a run of wins) names its ``event`` and ``line``, with ``at_event`` false.
+    name; ``dues`` the transfers this arithmetic gives, before table stakes, or None for the
+    payments the hook returns (the fold makes them the event's batch of dues). A step that
+    belongs to another line than the event being folded (the close of a run of wins) names
+    its ``event`` and ``line``, with ``at_event`` false.
     """
 
     sentences: tuple[tuple[str, Params], ...]
     operands: Mapping[str, object] = field(factory=dict)
-    dues: tuple[Transfer, ...] = ()
+    dues: tuple[Due, ...] | None = ()
     event: str | None = None
     line: int | None = None
     at_event: bool = True
@@ -79,8 +93,8 @@ class Batch:
     """One batch of dues (variants.md, "Each event settles as one batch") and what was paid
     of it, due by due, in order (a due cut to nothing is missing from ``paid``)."""
 
-    dues: tuple[Transfer, ...]
-    paid: tuple[Transfer, ...]
+    dues: tuple[Due, ...]
+    paid: tuple[Due, ...]
 
 
 class Notes:
@@ -92,7 +106,7 @@ class Notes:
     def why(self, why: Why) -> None:
         self.items.append(why)
 
-    def batch(self, dues: Sequence[Transfer], paid: Sequence[Transfer]) -> None:
+    def batch(self, dues: Sequence[Due], paid: Sequence[Due]) -> None:
         self.items.append(Batch(tuple(dues), tuple(paid)))
 
     def take(self) -> list[Why | Batch]:
@@ -118,15 +132,3 @@ def explaining() -> Iterator[Notes]:
         yield kept
     finally:
         _NOTES.reset(token)
-
-
-def explain(
-    *sentences: tuple[str, Params],
-    dues: Sequence[Transfer] = (),
-    **operands: object,
-) -> None:
-    """Note one step of arithmetic where a caller is asking (a convenience for hooks that
-    have already tested :func:`notes`)."""
-    kept = _NOTES.get()
-    if kept is not None:
-        kept.why(Why(tuple(sentences), operands, tuple(dues)))

@@ -20,6 +20,8 @@ from typing import Protocol, Self, TypeVar
 import attrs
 from attrs import frozen
 
+from mjledger.rules import explained
+
 
 class Due(Protocol):
     """What a batch is made of: the hand's transfers, before the cap."""
@@ -72,6 +74,7 @@ class Stakes:
         for payer in dict.fromkeys(d.payer for d in dues):
             mine = [d for d in dues if d.payer == payer]
             if payer in self.bust:
+                _explain_bust(payer, mine)
                 continue
             paid.extend(self._pay(payer, mine))
         balances = dict(zip(self.players, self.balances, strict=True))
@@ -92,6 +95,7 @@ class Stakes:
             owed[d.payee] = owed.get(d.payee, 0) + d.amount
         part = {payee: held * amount // total for payee, amount in owed.items()}
         left = held - sum(part.values())
+        leftover = left
         seat = self.players.index(payer)
         for step in range(1, len(self.players)):
             if left == 0:
@@ -100,6 +104,7 @@ class Stakes:
             if payee in part:
                 part[payee] += 1
                 left -= 1
+        _explain_cap(payer, held, total, part, leftover)
         out = []
         for d in dues:
             amount = min(d.amount, part[d.payee])
@@ -107,6 +112,26 @@ class Stakes:
             if amount > 0:
                 out.append(d if amount == d.amount else attrs.evolve(d, amount=amount))  # type: ignore[misc]
         return out
+
+
+def _explain_bust(payer: str, dues: Sequence[Due]) -> None:
+    """Note, where an explanation is asked for, that a bust payer pays nothing."""
+    notes = explained.notes()
+    if notes is not None:
+        owed = sum(d.amount for d in dues)
+        sentence = (explained.N_("stakes.bust"), {"player": payer, "owed": owed})
+        notes.why(explained.Why((sentence,), {"player": payer, "bust": True, "owed": owed}))
+
+
+def _explain_cap(payer: str, held: int, owed: int, parts: Mapping[str, int], leftover: int) -> None:
+    """Note, where an explanation is asked for, how a payer's balance was split."""
+    notes = explained.notes()
+    if notes is not None:
+        params = {"player": payer, "held": held, "owed": owed}
+        each = explained.Amounts(tuple(parts.items()))
+        sentence = (explained.N_("stakes.capped"), {**params, "parts": each})
+        operands = {**params, "parts": dict(parts), "leftover": leftover}
+        notes.why(explained.Why((sentence,), operands))
 
 
 # --- first turn -----------------------------------------------------------------------------

@@ -5,12 +5,14 @@ neutral table (rules.md, "Hong Kong")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from mjledger.errors import RuleError
+from mjledger.log.events import PlayerAtWallEnd
+from mjledger.rules import explained
 from mjledger.rules.base import N_, BaseRuleset, SimulatedPlay
-from mjledger.rules.hongkong import scoring
+from mjledger.rules.hongkong import scoring, why
 from mjledger.rules.hongkong.fan import HONGKONG_TABLE, evaluate_hongkong_win, shapes
 from mjledger.rules.hongkong.options import EXTENSION_KEYS, V1_DEFAULTS, HongKongRules
 from mjledger.rules.protocol import Payments, WinContext
@@ -68,6 +70,9 @@ class HongKong(BaseRuleset):
             payments = scoring.hongkong_discard_payments(
                 rules, share, context.discarder, [p for p in hand.players if p != context.winner]
             )
+        notes = explained.notes()
+        if notes is not None:
+            why.win(notes, rules, context, fan, limit, payments)
         if context.liable is not None:
             # 包 (variants.md): the liable player "pays everything the win collects".
             return ((context.liable, sum(p[1] for p in payments), "liability"),)
@@ -78,12 +83,34 @@ class HongKong(BaseRuleset):
     ) -> tuple[Transfer, ...]:
         """詐糊 (variants.md): "the player pays each of the other three what a limit-hand
         self-draw would collect (3 shares at fan_limit)"."""
-        amount = 3 * scoring.hongkong_share(self.rules, None, True)
-        return tuple(
+        amount = scoring.FALSE_WIN_SHARES * scoring.hongkong_share(self.rules, None, True)
+        dues = tuple(
             Transfer(player, other, amount, "false_win", line)
             for other in hand.players
             if other != player
         )
+        notes = explained.notes()
+        if notes is not None:
+            why.false_win(notes, self.rules, player, dues)
+        return dues
+
+    def kong_payments(self, hand: HandView, player: str, kind: str, from_: str | None) -> Payments:
+        """A kong pays nothing, as on the neutral table (it scores as fan); explained so."""
+        notes = explained.notes()
+        if notes is not None:
+            why.kong(notes, player, kind)
+        return super().kong_payments(hand, player, kind, from_)
+
+    def settle_wall(
+        self, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd] | None, line: int | None
+    ) -> tuple[Transfer, ...]:
+        """The wall runs out with no winner: void, nobody pays (the neutral table's); explained
+        so."""
+        dues = super().settle_wall(hand, remaining, line)
+        notes = explained.notes()
+        if notes is not None:
+            why.wall(notes)
+        return dues
 
     def void_hand_passes(self) -> bool:
         # Variant (variants.md): after a void hand the dealer deals again, or the deal passes.

@@ -25,9 +25,19 @@ def hongkong_counted_fan(rules: HongKongRules, fan: int | None, limit: bool) -> 
     return min(fan, rules.fan_limit)
 
 
+# rules.md, "Who pays": the shares a discarder pays alone, by ``discard_pays``.
+DISCARD_SHARES: Final = {"double": 2, "all": 3}
+FALSE_WIN_SHARES: Final = 3  # variants.md, 詐糊: "3 shares at fan_limit" to each other player
+
+
+def hongkong_units(rules: HongKongRules, fan: int | None, limit: bool) -> int:
+    """The units of the table in force for the fan a win is paid on."""
+    return UNITS[rules.table][hongkong_counted_fan(rules, fan, limit)]
+
+
 def hongkong_share(rules: HongKongRules, fan: int | None, limit: bool) -> int:
     """One share = units (from the table in force) × points per unit."""
-    return UNITS[rules.table][hongkong_counted_fan(rules, fan, limit)] * rules.points_per_unit
+    return hongkong_units(rules, fan, limit) * rules.points_per_unit
 
 
 def hongkong_discard_payments(
@@ -39,4 +49,4 @@ def hongkong_discard_payments(
     if rules.discard_pays == "half":
         # An even points_per_unit (checked with the rules) makes every share even.
         return tuple((p, share if p == discarder else share // 2) for p in payers)
-    return ((discarder, share * (3 if rules.discard_pays == "all" else 2)),)
+    return ((discarder, share * DISCARD_SHARES[rules.discard_pays]),)

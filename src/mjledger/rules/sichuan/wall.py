@@ -9,7 +9,7 @@ from functools import cache
 from typing import Final
 
 from mjledger.errors import RuleError, TileError
-from mjledger.log.events import PlayerAtWallEnd, WallExhausted
+from mjledger.log.events import PlayerAtWallEnd
 from mjledger.rules import explained
 from mjledger.rules.protocol import WallFacts
 from mjledger.rules.sichuan import settle, why
@@ -39,13 +39,6 @@ def settle_wall(
             raise RuleError(f"'remaining' names {who!r}, who {why}")
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
     return wall_transfers(rules, hand, _states(rules, hand, remaining), line)
-
-
-def wall_states(rules: SichuanRules, hand: HandView, event: WallExhausted) -> dict[str, WallFacts]:
-    """Each player still in: flower pig, ready and best fan — asserted, or from the tiles.
-    (Also what an explanation of the wall's checks shows.)"""
-    assert event.remaining is not None
-    return _states(rules, hand, event.remaining)
 
 
 def _states(

@@ -49,7 +49,7 @@ def discard_win(notes: Notes, rules: SichuanRules, context: WinContext, fan: int
     )
     operands = {**params, "fan_cap": rules.fan_cap}
     del operands["cap"]
-    notes.why(Why(((key, params),), operands))
+    notes.why(Why(((key, params),), operands, None))
 
 
 def self_draw(
@@ -85,7 +85,7 @@ def self_draw(
         feeder = {"feeder": context.fed_by, "amount": amount}
         sentences.append((N_("self_drawn.sichuan.feeder_pays"), feeder))
         operands["feeder"] = context.fed_by
-    notes.why(Why(tuple(sentences), operands))
+    notes.why(Why(tuple(sentences), operands, None))
 
 
 def kong(
@@ -113,7 +113,7 @@ def kong(
         params["discarder"] = fed_by
     operands = {**params, "payers": list(payers), "kind": kind}
     operands["kong_money_may_pass"] = rules.kong_money_passing
-    notes.why(Why(((key, params),), operands))
+    notes.why(Why(((key, params),), operands, None))
 
 
 def passing(
@@ -148,27 +148,35 @@ def passing(
     sentences = [(kept, params)] if kept is not None else _passed(rules, hand, run, params)
     if kept is None and len(kongs) < len(window):
         sentences.append((N_("kong_passing_scope.last"), {}))
-    first = sentences[0][1]
-    operands.update({k: first[k] for k in ("part", "remainder", "first", "paid") if k in first})
+    if kept is None:
+        shares = _shares(rules, hand, run, total)
+        operands.update({k: v for k, v in shares.items() if k != "count" or "paid" in shares})
     line = run.winners[0][1]
     notes.why(Why(tuple(sentences), operands, tuple(passed), "won_on_discard", line, False))
+
+
+def _shares(rules: SichuanRules, hand: HandView, run: OpenWins, total: int) -> dict[str, object]:
+    """How the passed money is shared: equal parts and who gets the remainder, or (each
+    winner receiving all of it) what the discarder pays in all."""
+    winners = tuple(w for w, _ in run.winners)
+    if len(winners) > 1 and rules.kong_passing_split == "each_full":
+        return {"count": len(winners), "paid": total * len(winners)}
+    part, remainder = even_parts(total, len(winners))
+    first = next_in_turn(hand.players, run.discarder, winners)
+    return {"count": len(winners), "part": part, "remainder": remainder, "first": first}
 
 
 def _passed(
     rules: SichuanRules, hand: HandView, run: OpenWins, params: dict[str, object]
 ) -> list[tuple[str, Mapping[str, object]]]:
-    winners = tuple(w for w, _ in run.winners)
     total = params["total"]
     assert isinstance(total, int)
-    if len(winners) == 1:
+    shares = _shares(rules, hand, run, total)
+    if len(run.winners) == 1:
         return [(N_("kong_money_passed"), params)]
-    if rules.kong_passing_split == "each_full":
-        paid = {**params, "count": len(winners), "paid": total * len(winners)}
-        return [(N_("kong_money_passed.each_full"), paid)]
-    part, remainder = even_parts(total, len(winners))
-    first = next_in_turn(hand.players, run.discarder, winners)
-    split = {**params, "count": len(winners), "part": part, "remainder": remainder, "first": first}
-    return [(N_("kong_money_passed.split"), split)]
+    if "paid" in shares:
+        return [(N_("kong_money_passed.each_full"), {**params, **shares})]
+    return [(N_("kong_money_passed.split"), {**params, **shares})]
 
 
 def wall(
