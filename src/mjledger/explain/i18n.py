@@ -1,7 +1,7 @@
 """Messages in the players' languages: gettext catalogs (Babel), numbers and lists per locale.
 
 Message ids are stable codes built from reason codes and event types (``kong_added``,
-``won_on_discard.sichuan``, ``outcome.void`` …), never English sentences, so a fix to the
+``kong_money_passed.split``, ``outcome.void`` …), never English sentences, so a fix to the
 English wording never orphans a translation. The English text is a catalog like the others.
 
 Where the catalogs come from, and why it is robust: the ``.po`` files under
