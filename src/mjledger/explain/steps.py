@@ -38,12 +38,15 @@ from mjledger.log.events import (
     WonOnDiscard,
     win_has_tiles,
 )
-from mjledger.rules.explained import N_, Amounts, Batch, Due, Term, Why, explaining
+
+# N_, Amounts and Term are also the catalogs' helpers of i18n, report and stored.
+from mjledger.rules.explained import N_ as N_
+from mjledger.rules.explained import Amounts as Amounts
+from mjledger.rules.explained import Batch, Due, Why, explaining
+from mjledger.rules.explained import Term as Term
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HouseRules
 from mjledger.rules.registry import find_ruleset
-
-__all__ = ["N_", "Amounts", "Term"]  # re-exported: the catalogs' helpers, for i18n and report
 
 # Message ids chosen at run time, each written out once so that extraction finds it.
 OUTCOMES: Final = {
@@ -306,8 +309,18 @@ class _Builder:
         for paid in money:
             self.net[paid.payer] -= paid.amount
             self.net[paid.payee] += paid.amount
-        step = Step(line, event, reason, tuple(sentences), operands, tuple(computed))
-        self.steps.append(attrs.evolve(step, money=tuple(money), net_after=dict(self.net)))
+        self.steps.append(
+            Step(
+                line,
+                event,
+                reason,
+                tuple(sentences),
+                operands,
+                tuple(computed),
+                tuple(money),
+                dict(self.net),
+            )
+        )
 
     def event(
         self, before: HandState, event: HandEvent | None, line: int | None, notes: list[Why | Batch]
