@@ -24,7 +24,7 @@ from hypothesis import given
 from mjledger import replay
 from mjledger.cli import main
 from mjledger.explain import HandExplanation, explain_log, iter_sentences, money_by_player
-from mjledger.explain.i18n import LANGUAGES, catalog_paths, render, render_text
+from mjledger.explain.i18n import LANGUAGES, catalog_paths, placeholders, render, render_text
 from mjledger.rules import explained, registered
 from mjledger.rules.explained import Notes, Why
 from tests.cli.test_registry import TOY_LOG
@@ -207,7 +207,8 @@ def check_own_words(hands: tuple[HandExplanation, ...]) -> None:
         for sentence in iter_sentences(hand):
             for lang in LANGUAGES:
                 assert sentence.id in CATALOGS[lang], (lang, sentence.id)
-                assert "{" not in render(sentence, lang)
+                assert placeholders(CATALOGS[lang][sentence.id]) <= set(sentence.params)
+                assert render(sentence, lang)
 
 
 def paid(hands: tuple[HandExplanation, ...]) -> set[tuple[str, str, str, int]]:
@@ -323,12 +324,12 @@ class NotingFlat(Flat):
 
     name = "flat_noting"  # type: ignore[misc]
 
-    def win_payments(self, rules: Any, hand: Any, context: Any, fan: Any, limit: Any) -> Any:
+    def win_payments(self, hand: Any, context: Any, fan: Any, limit: Any) -> Any:
         notes = explained.notes()
         if notes is not None:
-            params = {"stake": rules.stake}
+            params = {"stake": self.rules.stake}
             notes.why(Why((("flat.win", params),), params, None))
-        return super().win_payments(rules, hand, context, fan, limit)
+        return super().win_payments(hand, context, fan, limit)
 
 
 @pytest.fixture
