@@ -42,7 +42,8 @@ from mjledger.log.events import (
 # N_, Amounts and Term are also the catalogs' helpers of i18n, report and stored.
 from mjledger.rules.explained import N_ as N_
 from mjledger.rules.explained import Amounts as Amounts
-from mjledger.rules.explained import Batch, Due, Why, explaining
+from mjledger.rules.explained import Batch, Why, explaining
+from mjledger.rules.explained import NotedDue as Due
 from mjledger.rules.explained import Term as Term
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HouseRules

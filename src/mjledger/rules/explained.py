@@ -50,17 +50,25 @@ class Amounts:
 
 
 class Due(Protocol):
-    """A due as a hook states it (a :class:`mjledger.rules.values.Transfer`): this module sits
-    below the values, which the table's stakes note into."""
+    """What a batch of dues is made of: the hand's transfers, before table stakes (a
+    :class:`mjledger.rules.values.Transfer`; this module sits below the values)."""
 
     @property
     def payer(self) -> str: ...
+
     @property
     def payee(self) -> str: ...
+
     @property
     def amount(self) -> int: ...
+
+
+class NotedDue(Due, Protocol):
+    """A due as a hook notes it: with its transfer reason and the line that caused it."""
+
     @property
     def reason(self) -> str: ...
+
     @property
     def line(self) -> int | None: ...
 
@@ -82,7 +90,7 @@ class Why:
 
     sentences: tuple[tuple[str, Params], ...]
     operands: Mapping[str, object] = field(factory=dict)
-    dues: tuple[Due, ...] | None = ()
+    dues: tuple[NotedDue, ...] | None = ()
     event: str | None = None
     line: int | None = None
     at_event: bool = True
@@ -93,8 +101,8 @@ class Batch:
     """One batch of dues (variants.md, "Each event settles as one batch") and what was paid
     of it, due by due, in order (a due cut to nothing is missing from ``paid``)."""
 
-    dues: tuple[Due, ...]
-    paid: tuple[Due, ...]
+    dues: tuple[NotedDue, ...]
+    paid: tuple[NotedDue, ...]
 
 
 class Notes:
@@ -106,7 +114,7 @@ class Notes:
     def why(self, why: Why) -> None:
         self.items.append(why)
 
-    def batch(self, dues: Sequence[Due], paid: Sequence[Due]) -> None:
+    def batch(self, dues: Sequence[NotedDue], paid: Sequence[NotedDue]) -> None:
         self.items.append(Batch(tuple(dues), tuple(paid)))
 
     def take(self) -> list[Why | Batch]:

@@ -15,26 +15,13 @@ contradicts the assertion.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Protocol, Self, TypeVar
+from typing import Self, TypeVar
 
 import attrs
 from attrs import frozen
 
 from mjledger.rules import explained
-
-
-class Due(Protocol):
-    """What a batch is made of: the hand's transfers, before the cap."""
-
-    @property
-    def payer(self) -> str: ...
-
-    @property
-    def payee(self) -> str: ...
-
-    @property
-    def amount(self) -> int: ...
-
+from mjledger.rules.explained import Due
 
 D = TypeVar("D", bound=Due)
 

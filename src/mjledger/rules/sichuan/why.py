@@ -29,26 +29,34 @@ KONG_SENTENCES: Final = {
 }
 
 
-def discard_win(notes: Notes, rules: SichuanRules, context: WinContext, fan: int) -> None:
-    """rules.md, "A win": the discarder pays ``base × 2^min(fan, fan_cap)``."""
-    exponent = scoring.sichuan_exponent(rules, fan)
-    amount = scoring.sichuan_win_amount(rules, fan)
-    params = {
+def _win(
+    rules: SichuanRules, context: WinContext, fan: int, exponent: int, amount: int
+) -> tuple[dict[str, object], dict[str, object]]:
+    """A win's sentence parameters and its operands (``fan_cap`` where the sentence says
+    ``cap``)."""
+    params: dict[str, object] = {
         "winner": context.winner,
         "fan": fan,
         "base": rules.base,
         "cap": rules.fan_cap,
-        "discarder": context.discarder,
         "exponent": exponent,
         "amount": amount,
     }
+    operands = {k: v for k, v in params.items() if k != "cap"}
+    operands["fan_cap"] = rules.fan_cap
+    return params, operands
+
+
+def discard_win(notes: Notes, rules: SichuanRules, context: WinContext, fan: int) -> None:
+    """rules.md, "A win": the discarder pays ``base × 2^min(fan, fan_cap)``."""
+    exponent = scoring.sichuan_exponent(rules, fan)
+    params, operands = _win(rules, context, fan, exponent, scoring.sichuan_win_amount(rules, fan))
+    params["discarder"] = operands["discarder"] = context.discarder
     key = (
         N_("won_on_discard.sichuan.robbing_kong")
         if context.robbing_kong
         else N_("won_on_discard.sichuan")
     )
-    operands = {**params, "fan_cap": rules.fan_cap}
-    del operands["cap"]
     notes.why(Why(((key, params),), operands, None))
 
 
@@ -59,28 +67,12 @@ def self_draw(
     claimed_kong_bloom "feeder_pays": only the feeder pays, what one payer would."""
     exponent = scoring.sichuan_self_draw_exponent(rules, fan)
     amount = scoring.sichuan_self_draw_amount(rules, fan)
-    params = {
-        "winner": context.winner,
-        "fan": fan,
-        "base": rules.base,
-        "cap": rules.fan_cap,
-        "exponent": exponent,
-        "amount": amount,
-        "payers": tuple(payers),
-    }
+    params, operands = _win(rules, context, fan, exponent, amount)
+    params["payers"] = tuple(payers)
+    operands.update(self_draw_bonus=rules.self_draw_bonus, payers=list(payers))
     sentences: list[tuple[str, Mapping[str, object]]] = [
         (SELF_DRAW_BONUS[rules.self_draw_bonus], params)
     ]
-    operands: dict[str, object] = {
-        "winner": context.winner,
-        "fan": fan,
-        "base": rules.base,
-        "fan_cap": rules.fan_cap,
-        "self_draw_bonus": rules.self_draw_bonus,
-        "exponent": exponent,
-        "payers": list(payers),
-        "amount": amount,
-    }
     if context.fed_by is not None and rules.claimed_kong_bloom == "feeder_pays":
         feeder = {"feeder": context.fed_by, "amount": amount}
         sentences.append((N_("self_drawn.sichuan.feeder_pays"), feeder))
