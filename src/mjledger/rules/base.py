@@ -26,6 +26,7 @@ from attrs import frozen
 
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import PlayerAtWallEnd
+from mjledger.rules.explained import N_ as N_  # the catalogs' mark, for a rule set's title
 from mjledger.rules.protocol import HouseRules, Payments, QuickHands, WinContext
 from mjledger.rules.values import HandView, OpenWins, Transfer
 from mjledger.tiles.decompose import Shapes, arrangements, waits
@@ -34,11 +35,6 @@ from mjledger.tiles.notation import Meld, Tile
 
 # Four sets and a pair, nothing else: the neutral table's one hand shape.
 STANDARD_SHAPES = Shapes(seven_pairs=False, quad_as_two_pairs=False, thirteen_orphans=False)
-
-
-def N_(message_id: str) -> str:  # noqa: N802 - the gettext convention for "mark only"
-    """Mark a message id for extraction (``pybabel extract -k N_``); returns it unchanged."""
-    return message_id
 
 
 @frozen
