@@ -72,7 +72,7 @@ class _Hand:
         self.transfers: list[dict[str, Any]] = []
         self.net = dict.fromkeys(players, 0)
         self.runs: list[list[int]] = [[] for _ in players]  # per seat: kongs since its discard
-        self.kongs: list[tuple[str, tuple[tuple[str, int], ...]]] = []  # owner, what each paid
+        self.kongs: list[tuple[str, list[tuple[str, int]]]] = []  # owner, what each paid
         self.passed: set[int] = set()
         # The open run of wins on one discard: discarder, robbing a kong, (winner, line) each.
         self.run: tuple[str, bool, list[tuple[str, int | None]]] | None = None
@@ -92,7 +92,7 @@ class _Hand:
 class QuickSichuan:
     """The quick fold of one table: its players and house rules, the amounts worked out once."""
 
-    __slots__ = ("_cap", "_players", "_rules", "_seat", "_self_draw", "_win")
+    __slots__ = ("_cap", "_kong_amount", "_players", "_rules", "_seat", "_self_draw", "_win")
 
     def __init__(self, rules: SichuanRules, players: tuple[str, ...]) -> None:
         self._rules = rules
@@ -104,6 +104,12 @@ class QuickSichuan:
         self._self_draw = tuple(
             scoring.sichuan_self_draw_amount(rules, f) for f in range(self._cap + 1)
         )
+        # What each payer of a kong pays, by kind and whether it was claimed from a discard.
+        self._kong_amount = {
+            (kind, claimed): scoring.sichuan_kong_amount(rules, kind, claimed)
+            for kind in _KONG_REASONS
+            for claimed in (False, True)
+        }
 
     @staticmethod
     def at(rules: SichuanRules, players: tuple[str, ...]) -> QuickSichuan | None:
@@ -191,20 +197,27 @@ class QuickSichuan:
             hand.passed.update(passing)
 
     def _kong(self, hand: _Hand, event: KongDeclared, line: int | None) -> None:
-        player, fed = event.player, event.from_
-        still = hand.still
-        if player not in still or sum(o == player for o, _ in hand.kongs) >= MAX_KONGS:
+        player, fed, kind = event.player, event.from_, event.kind
+        still, kongs = hand.still, hand.kongs
+        if player not in still or sum(o == player for o, _ in kongs) >= MAX_KONGS:
             raise Undecided
         if fed is not None:
             if fed not in still or fed == player:
                 raise Undecided
             hand.runs[self._seat[fed]] = []
-        payments = settle.kong_dues(self._rules, player, event.kind, fed, still)
-        reason = _KONG_REASONS[event.kind]
-        for payer, due in payments:
-            hand.pay(payer, player, due, reason, line)
-        hand.runs[self._seat[player]].append(len(hand.kongs))
-        hand.kongs.append((player, payments))
+        amount = self._kong_amount[kind, fed is not None]
+        reason = _KONG_REASONS[kind]
+        transfers, net = hand.transfers, hand.net
+        payments: list[tuple[str, int]] = []
+        for payer in settle.kong_payers(self._rules, player, fed, still):
+            transfers.append(
+                {"from": payer, "to": player, "amount": amount, "reason": reason, "line": line}
+            )
+            net[payer] -= amount
+            net[player] += amount
+            payments.append((payer, amount))
+        hand.runs[self._seat[player]].append(len(kongs))
+        kongs.append((player, payments))
 
     def _won(self, hand: _Hand, event: WonOnDiscard | SelfDrawn, line: int | None) -> bool:
         """Settle a win of asserted fan; whether it ends the hand (three have won)."""
@@ -221,44 +234,35 @@ class QuickSichuan:
         ):
             raise Undecided
         capped = fan if fan < self._cap else self._cap
-        if isinstance(event, WonOnDiscard):
+        if type(event) is WonOnDiscard:
             discarder: str | None = event.from_
-            self._won_on_discard(hand, event, self._win[capped], line)
+            _won_on_discard(hand, event, self._win[capped], line)
         else:
             discarder = None
             amount = self._self_draw[capped]
+            transfers, net = hand.transfers, hand.net
             for payer in still:
                 if payer != player:
-                    hand.pay(payer, player, amount, "self_drawn", line)
+                    due = {"from": payer, "to": player, "amount": amount, "reason": "self_drawn"}
+                    due["line"] = line
+                    transfers.append(due)
+                    net[payer] -= amount
+                    net[player] += amount
         if not hand.first_winners:
             hand.first_winners.append(player)
             hand.first_discarder = discarder
             hand.first_run_open = discarder is not None
         elif hand.first_run_open and discarder is not None:
             hand.first_winners.append(player)  # another winner on the first win's discard
-        if player not in hand.winners:
-            hand.winners.append(player)
-            hand.still = tuple([p for p in self._players if p not in hand.winners])
-        if len(hand.winners) < 3:  # blood battle: the hand ends when three have won
+        winners = hand.winners
+        if player not in winners:
+            winners.append(player)
+            hand.still = tuple([p for p in self._players if p not in winners])
+        if len(winners) < 3:  # blood battle: the hand ends when three have won
             return False
         if hand.run is not None:
             self._close_run(hand)
         return True
-
-    @staticmethod
-    def _won_on_discard(hand: _Hand, event: WonOnDiscard, amount: int, line: int | None) -> None:
-        player, discarder, run = event.player, event.from_, hand.run
-        if discarder not in hand.still or discarder == player:
-            raise Undecided
-        if run is not None and (
-            event.robbing_kong != run[1] or any(w == player for w, _ in run[2])
-        ):
-            raise Undecided
-        hand.pay(discarder, player, amount, "won_on_discard", line)
-        if run is None:
-            hand.run = (discarder, event.robbing_kong, [(player, line)])
-        else:
-            run[2].append((player, line))
 
     def _wall(self, hand: _Hand, event: WallExhausted, line: int | None) -> None:
         """rules.md, "When the wall runs out", from what the line asserts of each player
@@ -280,3 +284,27 @@ class QuickSichuan:
         for reason, _, _, dues in checks:
             for payer, payee, amount in dues:
                 pay(payer, payee, amount, reason, line)
+
+
+def _won_on_discard(hand: _Hand, event: WonOnDiscard, amount: int, line: int | None) -> None:
+    player, discarder, run = event.player, event.from_, hand.run
+    if discarder not in hand.still or discarder == player:
+        raise Undecided
+    if run is not None and (event.robbing_kong != run[1] or any(w == player for w, _ in run[2])):
+        raise Undecided
+    hand.transfers.append(
+        {
+            "from": discarder,
+            "to": player,
+            "amount": amount,
+            "reason": "won_on_discard",
+            "line": line,
+        }
+    )
+    net = hand.net
+    net[discarder] -= amount
+    net[player] += amount
+    if run is None:
+        hand.run = (discarder, event.robbing_kong, [(player, line)])
+    else:
+        run[2].append((player, line))

@@ -38,16 +38,24 @@ def next_dealer(dealer: str, first_winners: Sequence[str], first_discarder: str 
     return first_discarder
 
 
+def kong_payers(
+    rules: SichuanRules, player: str, fed_by: str | None, still_in: Sequence[str]
+) -> Sequence[str]:
+    """rules.md, "Kongs, paid at once": an exposed kong is paid by its discarder; added and
+    concealed kongs by every other player still in. variants.md, exposed_kong_pays
+    "everyone": "every player still in" but the konger, "the discarder too"."""
+    if fed_by is not None and rules.exposed_kong_pays != "everyone":
+        return (fed_by,)
+    return [p for p in still_in if p != player]
+
+
 def kong_dues(
     rules: SichuanRules, player: str, kind: str, fed_by: str | None, still_in: Sequence[str]
 ) -> Dues:
-    """rules.md, "Kongs, paid at once": an exposed kong from its discarder; added and
-    concealed kongs from every other player still in. variants.md, exposed_kong_pays
-    "everyone": "1 × base from every player still in" but the konger, "the discarder too"."""
+    """What each payer of a kong pays (:func:`kong_payers`, each
+    :func:`~mjledger.rules.sichuan.scoring.sichuan_kong_amount`)."""
     amount = scoring.sichuan_kong_amount(rules, kind, fed_by is not None)
-    if fed_by is not None and rules.exposed_kong_pays != "everyone":
-        return ((fed_by, amount),)
-    return tuple([(p, amount) for p in still_in if p != player])
+    return tuple([(p, amount) for p in kong_payers(rules, player, fed_by, still_in)])
 
 
 def money_kept(rules: SichuanRules, robbing_kong: bool, several: bool) -> str | None:
