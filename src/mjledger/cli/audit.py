@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from mjledger._text import plural
 from mjledger.cli.exits import EXIT_FINDINGS
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
+from mjledger.cli.render import inert
 from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
 from mjledger.store.signing import keygen, load_verifier
 
@@ -94,9 +96,12 @@ def _print_head(store: str | None, as_json: bool) -> None:
 
 def _render(report: AuditReport, console: Console) -> None:
     s = report.summary
+    heading = inert(f"audit of {s.store}", style="bold")
     console.print(
-        f"[bold]audit of {s.store}[/bold]: {plural(s.matches, 'match', 'matches')}, "
-        f"{plural(s.hands, 'hand')}, {plural(s.tables, 'table')}, {plural(s.rows, 'row')}"
+        heading.append(
+            f": {plural(s.matches, 'match', 'matches')}, {plural(s.hands, 'hand')}, "
+            f"{plural(s.tables, 'table')}, {plural(s.rows, 'row')}"
+        )
     )
     signed = "signed" if s.head_signed else "unsigned"
     console.print(f"store head: {s.head} ({plural(s.rows, 'row')}, {signed})", soft_wrap=True)
@@ -104,18 +109,21 @@ def _render(report: AuditReport, console: Console) -> None:
     console.print(f"signatures: {plural(s.signed_hands, 'hand')} signed; {checked}")
     console.print(f"read models: {s.views}")
     if report.clean:
-        console.print("[green]no findings[/green]")
+        console.print(inert("no findings", style="green"))
         return
     counts: dict[str, int] = {}
     for finding in report.findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1
         console.print(_line(finding), soft_wrap=True)
     summary = ", ".join(f"{code} {n}" for code, n in counts.items())
-    console.print(f"[red]{plural(len(report.findings), 'finding')}[/red]: {summary}")
+    console.print(
+        inert(plural(len(report.findings), "finding"), style="red").append(f": {summary}")
+    )
 
 
-def _line(finding: Finding) -> str:
-    return f"[red]{finding.code}[/red]{str(finding)[len(finding.code) :]}".replace("[", "\\[", 0)
+def _line(finding: Finding) -> Text:
+    text = str(finding)
+    return inert(finding.code, style="red").append_text(inert(text[len(finding.code) :]))
 
 
 @click.command("keygen")

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from mjledger._text import plural
+from mjledger._text import escaped, plural
 from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
 from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
@@ -162,7 +162,7 @@ def add_commands(
             html_file.write_text(page, encoding="utf-8")
         except OSError as exc:
             raise MjledgerError(f"cannot write {html_file}: {exc.strerror}") from None
-        click.echo(f"report: {plural(len(data.hands), 'hand')} written to {html_file}")
+        click.echo(escaped(f"report: {plural(len(data.hands), 'hand')} written to {html_file}"))
 
     @group.command("correct")
     @click.argument("match")
@@ -229,11 +229,13 @@ def _done(result: CorrectionResult) -> str:
         return "  ".join(f"{p} {a:+d}" if a else f"{p} 0" for p, a in values.items())
 
     kept = "; later hands keep the recorded rotation" if result.keep_later_hands else ""
-    return (
+    lines = (
         f"{result.kind}: hand {result.number} of match {result.match} "
-        f"(correction {result.correction}){kept}\n"
-        f"  before: {net(result.original_net)}\n  now:    {net(result.net)}"
+        f"(correction {result.correction}){kept}",
+        f"  before: {net(result.original_net)}",
+        f"  now:    {net(result.net)}",
     )
+    return "\n".join(map(escaped, lines))
 
 
 def decode_log(data: bytes) -> str:

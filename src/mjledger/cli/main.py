@@ -21,11 +21,10 @@ import click
 from rich import box
 from rich.progress import Progress
 from rich.table import Table
-from rich.text import Text
 
 from mjledger import __version__
 from mjledger._gc import gc_paused
-from mjledger._text import plural
+from mjledger._text import escaped, plural
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, refuse
@@ -35,6 +34,7 @@ from mjledger.cli.render import (
     first_bust,
     history_table,
     in_a_row,
+    inert,
     money,
     render_hand,
     render_replay,
@@ -263,13 +263,14 @@ def record_command(
         return
     if result.id_assigned:
         click.echo(
-            f"match id derived from the log's content: {result.match} "
+            f"match id derived from the log's content: {escaped(result.match)} "
             "(the log names none; recording it again finds it)"
         )
-    click.echo(
+    done = (
         f"{verb[result.status]}: match {result.match} ({plural(result.hands, 'hand')}, "
         f"{plural(result.events, 'event')} written) in {path}"
     )
+    click.echo(escaped(done))
 
 
 @main.command("matches")
@@ -296,9 +297,9 @@ def matches_command(store: str | None, as_json: bool) -> None:
     state_text = {"over": "over", "in_play": "playing", "between_hands": "open"}
     for m in found:
         table.add_row(
-            Text(m.match),
+            inert(m.match),
             m.ruleset,
-            Text(", ".join(m.players)),
+            inert(", ".join(m.players)),
             str(m.hands),
             state_text[m.state],
             (m.last_recorded or "")[:16].replace("T", " "),
@@ -342,7 +343,7 @@ def scores_command(store: str | None, as_json: bool) -> None:
         table.add_column("total", justify="right")
         table.add_column("matches", justify="right")
         for player, (total, matches) in rows.items():
-            table.add_row(Text(player), money(total), str(matches))
+            table.add_row(inert(player), money(total), str(matches))
         console.print(table)
     for table in scores_tables(by_match, players):
         console.print(table)
@@ -351,7 +352,7 @@ def scores_command(store: str | None, as_json: bool) -> None:
         table.add_column("match", overflow="fold")
         table.add_column("balances")
         for match, entry in stakes.items():
-            table.add_row(Text(match), Text(balances_text(entry["balances"], entry["bust"])))
+            table.add_row(inert(match), inert(balances_text(entry["balances"], entry["bust"])))
         console.print(table)
 
 
@@ -393,14 +394,14 @@ def streaks_command(store: str | None, as_json: bool) -> None:
         )
     for c in current:
         table.add_row(
-            Text(c.match), str(c.hand), Text(c.dealer), in_a_row(c.streak), c.next_dealer or "—"
+            inert(c.match), str(c.hand), inert(c.dealer), in_a_row(c.streak), c.next_dealer or "—"
         )
     console.print(table)
     table = Table(title="Longest run of hands dealt, per player", title_justify="left")
     table.add_column("player")
     table.add_column("longest")
     for player, length in longest.items():
-        table.add_row(Text(player), in_a_row(length))
+        table.add_row(inert(player), in_a_row(length))
     console.print(table)
 
 

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mjledger._text import escaped
 from mjledger.fold.hand import HandState
 from mjledger.fold.replay import Replay
 
@@ -31,6 +32,12 @@ REASON_TEXT = {
     "liability": "liability (包)",
     "false_win": "false win (詐糊)",
 }
+
+
+def inert(text: str, style: str = "") -> Text:
+    """Text from a log or a store (an id, a reason, a staff name) as a view shows it: literal,
+    never read as markup, its control characters escaped. Every view builds such text here."""
+    return Text(escaped(text), style=style)
 
 
 def ordinal(n: int) -> str:
@@ -55,12 +62,12 @@ def money(amount: int) -> Text:
 
 def player_columns(table: Table, players: Iterable[str]) -> None:
     for player in players:
-        table.add_column(Text(player), justify="right", no_wrap=True)
+        table.add_column(inert(player), justify="right", no_wrap=True)
 
 
 def render_replay(result: Replay, console: Console) -> None:
     title = f"{result.ruleset} match {result.match}" if result.match else f"{result.ruleset} log"
-    console.print(Text(title, style="bold"), Text(f"— players {', '.join(result.players)}"))
+    console.print(inert(title, style="bold"), inert(f"— players {', '.join(result.players)}"))
     rules = ", ".join(f"{k}={v}" for k, v in result.to_json()["rules"].items())
     console.print(f"house rules: {rules}", markup=False)
     stakes = result.state.initial_stakes
@@ -99,7 +106,7 @@ def hand_title(hand: HandState) -> str:
 
 
 def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> None:
-    console.print(Text(hand_title(hand), style="bold"))
+    console.print(inert(hand_title(hand), style="bold"))
     if not hand.transfers:
         console.print("no payments", style="dim")
     else:
@@ -124,13 +131,13 @@ def render_payments(hand: HandState, players: tuple[str, ...], console: Console)
     table.add_column("reason")
     for t in hand.transfers:
         table.add_row(
-            str(t.line), Text(t.payer), Text(t.payee), str(t.amount), REASON_TEXT[t.reason]
+            str(t.line), inert(t.payer), inert(t.payee), str(t.amount), REASON_TEXT[t.reason]
         )
     console.print(table)
     net = hand.net()
     line = Text("net: ")
     for i, p in enumerate(players):
-        line.append(("  " if i else "") + f"{p} ")
+        line.append(escaped(("  " if i else "") + f"{p} "))
         line.append_text(money(net[p]))
     console.print(line)
 
@@ -150,7 +157,7 @@ def scores_tables(
             table.add_column("match", overflow="fold")
             player_columns(table, seats)
             tables.append(table)
-        tables[-1].add_row(Text(match), *(money(scores.get(p, 0)) for p in seats))
+        tables[-1].add_row(inert(match), *(money(scores.get(p, 0)) for p in seats))
     return tables
 
 
@@ -177,13 +184,13 @@ def history_table(
             outcome += f"; {c['kind']} {c['when'][:10]} by {c['by']}: {c['reason']}"
         row: list[Text | str] = [
             str(e.number),
-            Text(e.dealer),
+            inert(e.dealer),
             e.round_wind,
-            Text(outcome),
+            inert(outcome),
             *(money(e.net.get(p, 0)) for p in players),
         ]
         if staked:
-            row.append(Text("  ".join(f"{p} {b}" for p, b in (e.balances or {}).items())))
+            row.append(inert("  ".join(f"{p} {b}" for p, b in (e.balances or {}).items())))
         table.add_row(*row)
     return table
 

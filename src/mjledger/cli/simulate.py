@@ -17,9 +17,11 @@ from typing import Any
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
+from mjledger.cli.render import inert
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import replay
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch
@@ -201,7 +203,10 @@ def add_demo(
                         f"{result.status}: {plural(result.hands, 'hand')}, "
                         f"{plural(result.events, 'event')}"
                     )
-                console.print(f"{ruleset} match [bold]{result.match}[/bold] — {done}")
+                console.print(
+                    Text(f"{ruleset} match ").append_text(inert(result.match, style="bold")),
+                    f"— {done}",
+                )
                 if ruleset == "sichuan":
                     shown = (match.match, _busiest_hand(match))
             ledger.views.catch_up()

@@ -19,6 +19,7 @@ from typing import Any, TypeVar, cast
 import click
 from attrs import frozen
 
+from mjledger._text import MAX_MESSAGE, one_line
 from mjledger.errors import StoreError
 from mjledger.store.application import Ledger
 from mjledger.store.files import (
@@ -38,8 +39,9 @@ T = TypeVar("T")
 
 
 def note(text: str) -> None:
-    """A remark on standard error that does not change the outcome (or the exit status)."""
-    click.echo(f"mjledger: {text}", err=True)
+    """A remark on standard error that does not change the outcome (or the exit status): one
+    line, whatever ids it quotes."""
+    click.echo(f"mjledger: {one_line(text, MAX_MESSAGE)}", err=True)
 
 
 def _views_db(path: Path) -> str | None:

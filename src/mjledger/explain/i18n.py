@@ -30,6 +30,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, get_minus_sign_symbol, get_plus_sign_symbol
 
+from mjledger._text import escaped
 from mjledger.explain.steps import N_, HandExplanation, Moment, Net, Param, Sentence, Term
 
 LANGUAGES: Final = ("it", "pt", "es", "fr", "en", "zh")
@@ -120,14 +121,14 @@ def param_text(value: Param, lang: str) -> str:
     if isinstance(value, int):
         return number(value, lang)
     if isinstance(value, str):
-        return value
+        return escaped(value)  # an id or a reason: shown as written, never raw controls
     if isinstance(value, Term):
         return message(lang, value.id)
     if isinstance(value, Net):
-        return join((f"{p} {signed(a, lang)}" for p, a in value.amounts), lang)
+        return join((f"{escaped(p)} {signed(a, lang)}" for p, a in value.amounts), lang)
     if isinstance(value, Moment):
         return moment(value.iso, lang)
-    return join((number(v, lang) if isinstance(v, int) else v for v in value), lang)
+    return join((number(v, lang) if isinstance(v, int) else escaped(v) for v in value), lang)
 
 
 def render(sentence: Sentence, lang: str) -> str:
