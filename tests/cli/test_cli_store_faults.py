@@ -312,3 +312,70 @@ def test_two_writers_of_the_same_log_both_end_well(tmp_path: Path) -> None:
         assert stored_rows(tmp_path / store) == alone
         exported = ok("export", SC_ID, "--store", store, cwd=tmp_path)
         assert replay(exported).to_json() == replay(SC.read_text(encoding="utf-8")).to_json()
+
+
+# --- a store in a directory that cannot be written ------------------------------------------
+
+
+@pytest.fixture
+def immutable_dir(shared_dir: Path) -> Iterator[Path]:
+    """A directory with a store in it, then made immutable (``chattr +i``: root cannot write
+    it either); skipped where the file system or the user cannot set the flag."""
+    ok("record", SEED, "--store", "s.sqlite", cwd=shared_dir)
+    ok("scores", "--store", "s.sqlite", cwd=shared_dir)  # a views file beside the store
+    if shutil.which("chattr") is None:
+        pytest.skip("no chattr here")
+    done = subprocess.run(["chattr", "+i", str(shared_dir)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a directory immutable here: {done.stderr.decode().strip()}")
+    try:
+        yield shared_dir
+    finally:
+        subprocess.run(["chattr", "-i", str(shared_dir)], check=True)
+
+
+def test_audit_reads_a_store_in_an_immutable_directory(immutable_dir: Path) -> None:
+    done = mj("audit", "--store", "s.sqlite", cwd=immutable_dir)
+    assert done.returncode == 0, done.stderr
+    assert "no findings" in done.stdout.decode()
+    done = mj("audit", "--head", "--store", "s.sqlite", cwd=immutable_dir)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.decode().strip()) == 64
+
+
+def test_damaged_read_models_in_an_immutable_directory_are_computed_in_memory(
+    shared_dir: Path,
+) -> None:
+    ok("record", SEED, "--store", "s.sqlite", cwd=shared_dir)
+    want = ok("scores", "--json", "--store", "s.sqlite", cwd=shared_dir)
+    history = ok("history", SEED_ID, "--json", "--store", "s.sqlite", cwd=shared_dir)
+    views = shared_dir / "s.views.sqlite"
+    views.write_bytes(os.urandom(20000))
+    if (
+        shutil.which("chattr") is None
+        or subprocess.run(
+            ["chattr", "+i", str(shared_dir)], capture_output=True, check=False
+        ).returncode
+    ):
+        pytest.skip("cannot make a directory immutable here")
+    try:
+        for args, expected in (
+            (("scores", "--json"), want),
+            (("history", SEED_ID, "--json"), history),
+        ):
+            done = mj(*args, "--store", "s.sqlite", cwd=shared_dir)
+            assert done.returncode == 0, done.stderr
+            assert done.stdout.decode() == expected
+            assert "computed them in memory" in done.stderr.decode()
+    finally:
+        subprocess.run(["chattr", "-i", str(shared_dir)], check=True)
+
+
+def test_audit_reads_a_store_in_a_directory_another_user_cannot_write(shared_dir: Path) -> None:
+    ok("record", SEED, "--store", "s.sqlite", cwd=shared_dir)
+    code, out, err = as_other_user(shared_dir, "audit", "--store", "s.sqlite")
+    assert code == 0, err
+    assert "no findings" in out
+    code, out, err = as_other_user(shared_dir, "audit", "--head", "--store", "s.sqlite")
+    assert code == 0, err
+    assert len(out.strip()) == 64

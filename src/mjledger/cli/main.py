@@ -78,6 +78,24 @@ def refusals(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def temporary_problem(exc: OSError) -> MjledgerError:
+    """A temporary file that cannot be made or written (a full or missing temporary
+    directory): one line naming the directory, not an internal error."""
+    return MjledgerError(
+        f"cannot write a temporary file in {tempfile.gettempdir()}: {exc.strerror or exc} "
+        "(free some space there, or set $TMPDIR)"
+    )
+
+
+@contextmanager
+def temporary_space() -> Iterator[None]:
+    """:func:`temporary_problem` for every error of the block (only temporary files in it)."""
+    try:
+        yield
+    except OSError as exc:
+        raise temporary_problem(exc) from None
+
+
 @contextmanager
 def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
     """The input as a file that can be read twice: a regular file as it is; standard input or
@@ -86,8 +104,15 @@ def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
         try:
             stream.seek(0)
         except (OSError, ValueError):
-            with tempfile.TemporaryFile() as spool:
-                shutil.copyfileobj(stream, spool, 1 << 20)
+            with temporary_space():
+                spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+                try:
+                    shutil.copyfileobj(stream, spool, 1 << 20)
+                    spool.seek(0)
+                except BaseException:
+                    spool.close()
+                    raise
+            with spool:
                 yield spool
             return
         yield stream
@@ -150,11 +175,17 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
     """``parts`` written to a temporary file, to be copied to standard output only once all
     of them were made: a refused log (an error raised part way) prints nothing, yet the
     output is never held in memory whole."""
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+    with temporary_space():
+        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
     try:
-        for part in parts:
-            spool.write(part)
-        spool.write(b"\n")
+        for part in parts:  # the parts are made here: only the writes are the spool's
+            try:
+                spool.write(part)
+            except OSError as exc:
+                raise temporary_problem(exc) from None
+        with temporary_space():
+            spool.write(b"\n")
+            spool.flush()
     except BaseException:
         spool.close()
         raise

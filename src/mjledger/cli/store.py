@@ -137,12 +137,21 @@ def read_views(ledger: Ledger, read: Callable[[Any], T]) -> T:
 
 
 def rebuild_views_file(ledger: Ledger, problem: str) -> None:
-    """Delete a damaged views file and build it again from the store."""
+    """Delete a damaged views file and build it again from the store; where it cannot be
+    deleted (a read-only or immutable directory), compute the views in memory for this run."""
     assert ledger.path is not None
     views = views_path(ledger.path)
-    note(f"the read models in {views} could not be read ({problem}); rebuilding them")
     ledger.drop_views()
-    remove_database(views)
+    try:
+        remove_database(views)
+    except OSError as exc:
+        note(
+            f"the read models in {views} could not be read ({problem}) nor rebuilt there "
+            f"({exc.strerror or exc}); computed them in memory for this run"
+        )
+        ledger.views_db = ":memory:"
+        return
+    note(f"the read models in {views} could not be read ({problem}); rebuilding them")
 
 
 def stderr_is_terminal() -> bool:
