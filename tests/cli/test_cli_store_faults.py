@@ -379,3 +379,43 @@ def test_audit_reads_a_store_in_a_directory_another_user_cannot_write(shared_dir
     code, out, err = as_other_user(shared_dir, "audit", "--head", "--store", "s.sqlite")
     assert code == 0, err
     assert len(out.strip()) == 64
+
+
+def test_one_illegal_stored_row_leaves_only_its_match_out(tmp_path: Path) -> None:
+    """An event stored after its hand's end (a store written by hand, or by a bug): that
+    match drops out of every view with a note naming its line in the export; the rest read."""
+    for log in (HK, SC, SEED):
+        ok("record", log, "--store", "s.sqlite", cwd=tmp_path)
+    exported = ok("export", HK_ID, "--store", "s.sqlite", cwd=tmp_path).splitlines()
+    starts = [n for n, line in enumerate(exported, 1) if '"hand_started"' in line]
+    line = starts[3]  # the illegal row comes right after hand 3's last event
+    stream = hand_stream(HK_ID, 3).hex
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        (version,) = db.execute(
+            "SELECT MAX(originator_version) FROM stored_events WHERE originator_id = ?", (stream,)
+        ).fetchone()
+        topic, state = db.execute(
+            "SELECT topic, state FROM stored_events WHERE originator_id = ? "
+            "AND topic LIKE '%Discarded' LIMIT 1",
+            (stream,),
+        ).fetchone()
+        db.execute(
+            "INSERT INTO stored_events VALUES (?, ?, ?, ?)", (stream, version + 1, topic, state)
+        )
+    for extra in ("", "-wal", "-shm"):
+        Path(f"{tmp_path}/s.views.sqlite{extra}").unlink(missing_ok=True)
+    done = mj("scores", "--json", "--store", "s.sqlite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(done.stdout)["matches"]) == {SC_ID, SEED_ID}
+    err = done.stderr.decode()
+    assert f"left out match {HK_ID!r}" in err
+    assert f"line {line}: discarded" in err
+    assert err.count("\n") == 1
+    done = mj("streaks", "--json", "--store", "s.sqlite", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [m["match"] for m in json.loads(done.stdout)["matches"]] == [SC_ID, SEED_ID]
+    for match in (SC_ID, SEED_ID):
+        done = mj("history", match, "--json", "--store", "s.sqlite", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    err = refused("hand", HK_ID, "3", "--store", "s.sqlite", cwd=tmp_path)
+    assert f"line {line}: discarded" in err

@@ -426,7 +426,11 @@ class Ledger(Application[uuid.UUID]):
     def settlement(self, match_id: str, number: int) -> HandState:
         """The hand as ``replay`` of the match's export reports it (lines, next dealer and all)."""
         match = self.match(match_id)
-        hand = self.hand(match_id, number)
+        try:
+            hand = self.hand(match_id, number)
+        except LogError as exc:  # an illegal stored row: placed at its line of the export
+            line = None if exc.line is None else match.first_line(number) + exc.line - 1
+            raise StoreError(f"stored hand {number} cannot be settled: {exc.at(line)}") from None
         # An open run of wins is closed as the end of the export would close it, then hand-stream
         # positions become export lines.
         state = shift_lines(close_hand(hand.state), match.first_line(number) - 1)
