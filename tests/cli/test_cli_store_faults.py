@@ -196,9 +196,14 @@ def test_one_unreadable_row_leaves_the_other_matches_readable(tmp_path: Path) ->
 
 @pytest.fixture
 def shared_dir() -> Iterator[Path]:
-    """A directory other users can enter (pytest's own tmp_path is private to its user)."""
+    """A directory other users can enter (pytest's own tmp_path is private to its user),
+    holding the logs the tests give another user: the repository itself may be out of their
+    reach (a clone in a ``mktemp -d`` directory is private to its owner)."""
     path = Path(tempfile.mkdtemp(prefix="mjledger-perm-"))
     path.chmod(0o755)
+    for log in (HK, SEED):
+        shutil.copy(log, path / log.name)
+        (path / log.name).chmod(0o644)
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
@@ -273,12 +278,12 @@ def test_a_store_in_an_unwritable_directory_can_be_read(shared_dir: Path) -> Non
         assert "line 3" in out
         assert sorted(p.name for p in shared_dir.iterdir()) == before
     # writing is refused, naming the cause
-    code, out, err = as_other_user(shared_dir, "record", str(HK), "--store", "s.sqlite")
+    code, out, err = as_other_user(shared_dir, "record", HK.name, "--store", "s.sqlite")
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1
     assert "permission" in err
-    code, out, err = as_other_user(shared_dir, "record", str(HK), "--store", "new.sqlite")
+    code, out, err = as_other_user(shared_dir, "record", HK.name, "--store", "new.sqlite")
     assert code == 2
     assert "cannot create the store new.sqlite: no permission to write in" in err
     assert not (shared_dir / "new.sqlite").exists()
@@ -419,3 +424,23 @@ def test_one_illegal_stored_row_leaves_only_its_match_out(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
     err = refused("hand", HK_ID, "3", "--store", "s.sqlite", cwd=tmp_path)
     assert f"line {line}: discarded" in err
+
+
+@pytest.mark.slow
+def test_the_permission_tests_pass_in_a_private_clone() -> None:
+    """A clone made in ``mktemp -d`` is private to its owner (mode 0700): the tests that run
+    the command as another user carry the logs they give it."""
+    if os.geteuid() != 0:
+        pytest.skip("only root runs the command as another user")
+    root = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as private:  # mode 0700, as mktemp -d makes it
+        clone = Path(private) / "clone"
+        for part in ("tests", "examples"):
+            shutil.copytree(root / part, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(root / "pyproject.toml", clone)
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             "tests/cli/test_cli_store_faults.py", "-k", "another_user or unwritable"],
+            cwd=clone, capture_output=True, timeout=300, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout.decode()[-3000:]
