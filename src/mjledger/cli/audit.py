@@ -20,6 +20,7 @@ from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
 from mjledger.cli.render import inert
 from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
+from mjledger.store.location import PostgresStore, store_location
 from mjledger.store.signing import keygen, load_verifier
 
 
@@ -42,6 +43,7 @@ def audit_command(
     head_only: bool,
 ) -> None:
     """Re-derive everything in the store and report what does not agree (exit 1 if anything)."""
+    require_existing(store)
     if head_only:
         _print_head(store, as_json)
         return
@@ -62,6 +64,16 @@ def audit_command(
         _render(report, Console())
     if findings:
         sys.exit(EXIT_FINDINGS)
+
+
+def require_existing(store: str | None) -> None:
+    """A PostgreSQL store must be there before it is audited (a SQLite file is checked by
+    the audit itself): the audit reads, and reading creates nothing."""
+    location = store_location(store)
+    if isinstance(location, PostgresStore):
+        from mjledger.store.postgres import require_store
+
+        require_store(location)
 
 
 def _print_head(store: str | None, as_json: bool) -> None:

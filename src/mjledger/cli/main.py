@@ -304,6 +304,11 @@ def record_command(
     click.echo(escaped(done))
 
 
+def say_empty(store: str | None) -> None:
+    """What a view of a store with no match in it prints (a new store, a mistyped name)."""
+    click.echo(escaped(f"no matches in {store_location(store)}"))
+
+
 @main.command("matches")
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -318,6 +323,9 @@ def matches_command(store: str | None, as_json: bool) -> None:
             note(f"left out: {problem}")
     if as_json:
         print_json([m.to_json() for m in found])
+        return
+    if not found:
+        say_empty(store)
         return
     table = Table(
         title=f"Matches in {store_location(store)}", title_justify="left", box=box.SIMPLE_HEAD
@@ -367,6 +375,9 @@ def scores_command(store: str | None, as_json: bool) -> None:
             out["stakes"] = stakes
         print_json(out)
         return
+    if not by_match:
+        say_empty(store)
+        return
     console = Console()
     for ruleset, rows in by_player.items():
         table = Table(title=f"Running scores — {ruleset}", title_justify="left")
@@ -412,6 +423,9 @@ def streaks_command(store: str | None, as_json: bool) -> None:
                 "longest": longest,
             }
         )
+        return
+    if not current:
+        say_empty(store)
         return
     console = Console()
     table = Table(title="Current dealers", title_justify="left")
@@ -525,7 +539,7 @@ def project_command(
     store: str | None, rebuild: bool, as_json: bool, follow: bool, interval: float
 ) -> None:
     """Bring the read models up to date with the store (or rebuild them from scratch)."""
-    with open_ledger(store) as ledger:
+    with open_ledger(store, create=True) as ledger:  # on PostgreSQL: the tables too
         with phases() as step:
             label = "rebuilding read models" if rebuild else "updating read models"
 

@@ -31,7 +31,7 @@ from mjledger.store.files import (
     views_problem,
     writable_directory,
 )
-from mjledger.store.location import SqliteStore, redact, store_location
+from mjledger.store.location import PostgresStore, SqliteStore, redact, store_location
 from mjledger.store.streams import hand_stream, match_stream
 from mjledger.store.views import views_path
 
@@ -72,13 +72,15 @@ def open_ledger(
     """The ledger on ``store`` (a path or a ``postgresql://`` URL), checked first: a reading
     command needs a store that is there (and opens a SQLite file read-only); a writing one may
     create it (unless ``create=False``), but never in memory and never over a file that is not
-    a store. ``mjledger --verify`` opens it with ``verify=True``; ``signing_key`` signs what a
-    writer records (else ``$MJLEDGER_SIGNING_KEY``)."""
+    a store. On PostgreSQL a reader may be let create the schema (``create=True``: ``project``
+    makes a store's tables, as deployment.md says). ``mjledger --verify`` opens it with
+    ``verify=True``; ``signing_key`` signs what a writer records (else
+    ``$MJLEDGER_SIGNING_KEY``)."""
     location = store_location(store)
     verify = _verify_requested()
     if isinstance(location, SqliteStore):
         path = location.path
-        check_store(path, writing=writing, create=create)
+        check_store(path, writing=writing, create=create if writing else None)
         views = _views_db(path)
 
         def opener() -> Ledger:
@@ -92,6 +94,11 @@ def open_ledger(
 
     else:
         path = None
+        if create is False or not (writing or create):  # must be there: never created
+            assert isinstance(location, PostgresStore)
+            from mjledger.store.postgres import require_store  # psycopg only when asked
+
+            require_store(location)
 
         def opener() -> Ledger:
             return Ledger(location, signing_key=signing_key, verify=verify)
