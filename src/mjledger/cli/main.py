@@ -20,7 +20,6 @@ from typing import IO, Any, BinaryIO, TypeVar
 import click
 from rich import box
 from rich.progress import Progress
-from rich.table import Table
 
 from mjledger import __version__
 from mjledger._gc import gc_paused
@@ -30,15 +29,18 @@ from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, refuse
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.render import (
+    Table,
     balances_text,
     first_bust,
     history_table,
-    in_a_row,
+    id_column,
     inert,
     money,
+    render_corrections,
     render_hand,
     render_replay,
     scores_tables,
+    streak_text,
 )
 from mjledger.cli.simulate import add_demo, simulate
 from mjledger.cli.store import (
@@ -328,22 +330,32 @@ def matches_command(store: str | None, as_json: bool) -> None:
         say_empty(store)
         return
     table = Table(
-        title=f"Matches in {store_location(store)}", title_justify="left", box=box.SIMPLE_HEAD
+        title=f"Matches in {store_location(store)}",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=0,  # the box divides columns by one space: 80 columns hold a 31-character id
     )
-    for column in ("match", "rule set", "players", "hands", "state", "last recorded"):
-        # ids are never cut short: a long one folds onto the next line
-        table.add_column(column, justify="right" if column == "hands" else "left", overflow="fold")
-    state_text = {"over": "over", "in_play": "playing", "between_hands": "open"}
+    console = Console()
+    id_column(table, "match", (m.match for m in found), width=console.width)
+    # Words stand whole; the players' list and the time give way, wrapped between words.
+    longest_player = max(len(escaped(p)) for m in found for p in m.players)
+    table.add_column("rule set", no_wrap=True)
+    table.add_column("hands", justify="right", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("players", min_width=longest_player, overflow="fold")
+    whole = max(len(escaped(m.match)) + len(escaped(", ".join(m.players))) for m in found)
+    fits = whole + len("hongkong hands between_hands 2026-12-01 21:54") + 5 <= console.width
+    table.add_column("last recorded", width=None if fits else 10)  # else: the time below
     for m in found:
         table.add_row(
             inert(m.match),
             m.ruleset,
-            inert(", ".join(m.players)),
             str(m.hands),
-            state_text[m.state],
-            (m.last_recorded or "")[:16].replace("T", " "),
+            m.state,  # as --json says it: over, in_play, between_hands
+            inert(", ".join(m.players)),
+            (m.last_recorded or "")[:16].replace("T", " "),  # the time wraps below the date
         )
-    Console().print(table)
+    console.print(table)
 
 
 @main.command("scores")
@@ -387,11 +399,11 @@ def scores_command(store: str | None, as_json: bool) -> None:
         for player, (total, matches) in rows.items():
             table.add_row(inert(player), money(total), str(matches))
         console.print(table)
-    for table in scores_tables(by_match, players):
+    for table in scores_tables(by_match, players, console.width):
         console.print(table)
     if stakes:
         table = Table(title="Table stakes", title_justify="left")
-        table.add_column("match", overflow="fold")
+        id_column(table, "match", stakes, width=console.width)
         table.add_column("balances")
         for match, entry in stakes.items():
             table.add_row(inert(match), inert(balances_text(entry["balances"], entry["bust"])))
@@ -429,24 +441,23 @@ def streaks_command(store: str | None, as_json: bool) -> None:
         return
     console = Console()
     table = Table(title="Current dealers", title_justify="left")
-    id_width = min(max((len(c.match) for c in current), default=5), 24)
-    for column in ("match", "hand", "dealer", "dealing", "next dealer"):
-        table.add_column(
-            column,
-            justify="right" if column == "hand" else "left",
-            overflow="fold",
-            min_width=id_width if column == "match" else None,
-        )
+    id_column(table, "match", (c.match for c in current), width=console.width)
+    for column in ("hand", "dealer", "dealing", "next dealer"):
+        table.add_column(column, justify="right" if column == "hand" else "left")
     for c in current:
         table.add_row(
-            inert(c.match), str(c.hand), inert(c.dealer), in_a_row(c.streak), c.next_dealer or "—"
+            inert(c.match),
+            str(c.hand),
+            inert(c.dealer),
+            streak_text(c.streak - 1),
+            c.next_dealer or "—",
         )
     console.print(table)
-    table = Table(title="Longest run of hands dealt, per player", title_justify="left")
+    table = Table(title="Longest streak, per player", title_justify="left")
     table.add_column("player")
     table.add_column("longest")
-    for player, length in longest.items():
-        table.add_row(inert(player), in_a_row(length))
+    for player, length in longest.items():  # a run of N hands dealt is streak N - 1
+        table.add_row(inert(player), streak_text(length - 1))
     console.print(table)
 
 
@@ -491,10 +502,15 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
         match = resolve_match(ledger, match)
         state = ledger.settlement(match, number)
         players = ledger.match(match).started.players
-    if as_json:
-        print_json(hand_to_json(state))
+        corrected = correction_notes(ledger, match).get(number, [])
+    if as_json:  # a corrected or voided hand also lists its corrections, as in history
+        print_json(
+            {**hand_to_json(state), "corrections": corrected} if corrected else hand_to_json(state)
+        )
     else:
-        render_hand(state, players, Console())
+        console = Console()
+        render_hand(state, players, console)
+        render_corrections(corrected, players, console)
 
 
 @main.command("export")

@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.outputs import check_output, force_option, write_output
-from mjledger.cli.render import inert
+from mjledger.cli.render import Table, inert
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import replay
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch
@@ -236,15 +235,23 @@ def add_demo(
             _run(ctx, root, name, store=path, as_json=False)
         assert shown is not None
         match_id, number = shown
-        console.print(f"\nStep by step: hand {number} of {match_id}, every payment and its line")
+        console.print()
+        console.print(
+            f"Step by step: hand {number} of {match_id}, every payment and its line",
+            soft_wrap=True,
+        )
         if root.get_command(ctx, "explain") is not None:
             _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
         else:
             _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
-        console.print(
-            f"\nTry: mjledger history {match_id} --store {path}   "
-            f"mjledger export {match_id} --store {path} | mjledger replay -"
-        )
+        console.print()
+        console.print("Try:")
+        # one command a line, never wrapped (a pipe is 80 columns): each can be copied whole
+        for command in (
+            f"mjledger history {match_id} --store {path}",
+            f"mjledger export {match_id} --store {path} | mjledger replay -",
+        ):
+            console.print(f"  {command}", soft_wrap=True)
         sys.stdout.flush()
 
 
