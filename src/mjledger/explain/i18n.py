@@ -111,7 +111,16 @@ def moment(iso: str, lang: str) -> str:
     return format_datetime(when, format="long", tzinfo=UTC, locale=BABEL_LOCALE[lang])
 
 
+# Chinese lists of names take the enumeration comma only: Babel's 和 ("and") before the last
+# name reads, next to names in Latin letters, as part of a sentence (hua和wei打出的牌), and 和
+# is also the word for a win.
+LIST_SEPARATOR: Final = {"zh": "、"}
+
+
 def join(items: Iterable[str], lang: str) -> str:
+    separator = LIST_SEPARATOR.get(lang)
+    if separator is not None:
+        return separator.join(items)
     return format_list(list(items), locale=BABEL_LOCALE[lang])
 
 
