@@ -30,7 +30,7 @@ from mjledger.store.corrections import CorrectionResult, correct, void
 
 lang_option = click.option(
     "--lang",
-    type=click.Choice(LANGUAGES),
+    type=click.Choice(sorted(LANGUAGES)),
     default=DEFAULT_LANGUAGE,
     show_default=True,
     help="The language of the explanation.",
@@ -131,6 +131,11 @@ def add_commands(
                 hands: tuple[HandExplanation, ...] = (explain_stored(ledger, match, number),)
             print_explanation(hands, lang, as_json, single=True)
             return
+        if target != "-" and not Path(target).exists():  # a match id without its hand number?
+            raise MjledgerError(
+                f"cannot read {target}: No such file or directory (a stored hand is named by "
+                f"MATCH N: explain {target} N --store S)"
+            )
         hands, single = explain_file(target, hand)
         print_explanation(hands, lang, as_json, single)
 

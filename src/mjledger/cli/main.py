@@ -195,6 +195,17 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
     return spool
 
 
+def write_blocks(data: bytes, block: int = 1 << 16) -> None:
+    """``data`` on standard output a block at a time: one large write to a pipe whose reader
+    has gone (``| head -n 3``) can end without an error, the rest lost, where the next block's
+    write fails as it should (status 141, docs/cli.md)."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    for start in range(0, len(data), block):
+        out.write(data[start : start + block])
+        out.flush()
+
+
 def copy_out(spool: IO[bytes]) -> None:
     sys.stdout.flush()
     out = sys.stdout.buffer
@@ -527,7 +538,7 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
     with open_ledger(store) as ledger:
         match = resolve_match(ledger, match)
         text = export_with_corrections(ledger, match) if with_corrections else ledger.export(match)
-    click.echo(text, nl=False)
+    write_blocks(text.encode("utf-8"))
 
 
 @main.command("project")

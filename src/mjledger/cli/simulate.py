@@ -65,7 +65,7 @@ def _rules(value: str | None) -> dict[str, Any] | None:
 @click.command("simulate")
 @click.option(
     "--ruleset",
-    type=click.Choice(["sichuan", "hongkong"]),
+    type=click.Choice(["hongkong", "sichuan"]),  # choices listed in order
     default="sichuan",
     show_default=True,
 )

@@ -93,7 +93,7 @@ def _is_str_dict(t: Any) -> bool:
 def _structure_ruleset_name(value: object, _t: Any) -> str:
     names = ruleset_names()
     if type(value) is not str or value not in names:
-        shown = ", ".join(json.dumps(n) for n in names)
+        shown = ", ".join(json.dumps(n) for n in sorted(names))
         raise FormatError(f"expected one of {shown}, not {_describe(value)}")
     return value
 

@@ -47,7 +47,7 @@ def _optional_players(inst: object, attribute: object, value: tuple[str, ...] | 
 def _known_ruleset(_inst: object, attribute: Any, value: RulesetName) -> None:
     names = ruleset_names()
     if type(value) is not str or value not in names:
-        shown = ", ".join(repr(n) for n in names)
+        shown = ", ".join(repr(n) for n in sorted(names))
         raise FormatError(f"{attribute.name} must be one of {shown}, not {value!r}")
 
 
