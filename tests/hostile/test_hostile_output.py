@@ -189,3 +189,26 @@ def test_the_html_report_holds_no_markup_of_its_ids(store: Path) -> None:
     assert "<i>" not in page
     assert "&lt;i&gt;" in page
     assert FORBIDDEN.search(page) is None
+
+
+def test_the_writing_commands_answer_inertly(store: Path, tmp_path: Path) -> None:
+    """void and record echo the ids they were given and the ids they stored, inertly."""
+    (tmp_path / "s.sqlite").write_bytes((store / "s.sqlite").read_bytes())
+    code, out, err = run(
+        "void", MATCH, "3", "--by", STAFF, "--reason", REASON, "--store", "s.sqlite", cwd=tmp_path
+    )
+    assert code in (0, 2), err
+    assert_inert(out, "stdout")
+    assert_inert(err, "stderr")
+    code, exported, err = run("export", MATCH, "--store", "s.sqlite", cwd=tmp_path)
+    (tmp_path / "hostile.jsonl").write_text(exported, encoding="utf-8")
+    code, out, err = run("record", "hostile.jsonl", "--store", "again.sqlite", cwd=tmp_path)
+    assert code in (0, 2), err
+    assert_inert(out, "stdout")
+    assert_inert(err, "stderr")
+    code, out, err = run(
+        "simulate", "--hands", "2", "--players", "[b]a[/b],b\x1b[2J,c\u202e,d\nx", "--stats",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert code in (0, 2), err
+    assert_inert(err, "stderr")
