@@ -132,11 +132,11 @@ def test_history_and_scores_give_each_player_a_column_in_seat_order_at_80_column
     assert list(out["matches"][SC_ID]) == list(players)
 
 
-def test_hand_titles_stand_alone_and_a_void_hand_says_no_payments(store: Path) -> None:
+def test_hand_titles_stand_alone_and_a_hand_nobody_won_says_no_payments(store: Path) -> None:
     text = at_80("hand", HK_ID, "2", "--store", "s.sqlite", cwd=store)
     lines = text.splitlines()
     assert lines[0].startswith("Hand 2 — dealer ")
-    assert "void" in lines[0]
+    assert "no winner" in lines[0]
     assert "no payments" in text
     assert "┏" not in text  # no empty table
     text = at_80("hand", HK_ID, "3", "--store", "s.sqlite", cwd=store)
