@@ -31,13 +31,21 @@ def _described(check: Validator, **facts: object) -> Validator:
     return check
 
 
+def _in_order(values: tuple[object, ...]) -> list[object]:
+    """Values as a message lists them: numbers by value, whatever order declared them (a
+    house rule's default first); words as declared (winds in the order of play)."""
+    if all(type(v) is int for v in values):
+        return sorted(values)  # type: ignore[type-var]
+    return list(values)
+
+
 def one_of(*allowed: object, what: str = "") -> Validator:
     """Accept exactly the listed values, each of the listed value's own type."""
     kinds = {type(a) for a in allowed}
 
     def check(_inst: object, attribute: Any, value: object) -> None:
         if type(value) not in kinds or value not in allowed:
-            listed = ", ".join(repr(a) for a in allowed)
+            listed = ", ".join(repr(a) for a in _in_order(allowed))
             raise FormatError(f"{what}{attribute.name} must be one of {listed}, not {shown(value)}")
 
     return _described(check, allowed=allowed)

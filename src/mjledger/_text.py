@@ -14,17 +14,24 @@ MAX_PROBLEM: Final = 240  # a LogError's problem; with "line N: type: " it stays
 MAX_MESSAGE: Final = 290  # any error's whole text
 MAX_VALUE: Final = 40  # one value echoed inside a message
 
-# C0 and C1 controls, DEL, and the line/paragraph separators: never printed raw.
-_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Never printed raw: C0 and C1 controls, DEL, the line and paragraph separators, and the
+# bidirectional marks, embeddings, overrides and isolates (they reorder what a reader sees).
+_CONTROL: Final = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
-    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char) or f"\\x{ord(char):02x}"
+    code = ord(char)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char)
+    return named or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
 
 
 def escaped(text: str) -> str:
-    """``text`` with every control character written as an escape (one line, no raw ESC)."""
+    """``text`` with every control character written as an escape (one line, no raw ESC, no
+    reordering): the one way text from a log or a store reaches a terminal, in messages and
+    in every view (:func:`mjledger.cli.render.inert`)."""
     return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
 
 

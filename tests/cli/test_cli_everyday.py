@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from mjledger import replay
 from mjledger.cli import main
 from mjledger.cli.exits import TerminalConsole
-from mjledger.cli.render import in_a_row, money, ordinal
+from mjledger.cli.render import money, streak_text
 from tests.cli.test_cli_store import HK, HK_ID, SC, SC_ID, SEED, ok, refused
 
 SEED_ID = "hk-club-night-7"
@@ -132,11 +132,11 @@ def test_history_and_scores_give_each_player_a_column_in_seat_order_at_80_column
     assert list(out["matches"][SC_ID]) == list(players)
 
 
-def test_hand_titles_stand_alone_and_a_void_hand_says_no_payments(store: Path) -> None:
+def test_hand_titles_stand_alone_and_a_hand_nobody_won_says_no_payments(store: Path) -> None:
     text = at_80("hand", HK_ID, "2", "--store", "s.sqlite", cwd=store)
     lines = text.splitlines()
     assert lines[0].startswith("Hand 2 — dealer ")
-    assert "void" in lines[0]
+    assert "no winner" in lines[0]
     assert "no payments" in text
     assert "┏" not in text  # no empty table
     text = at_80("hand", HK_ID, "3", "--store", "s.sqlite", cwd=store)
@@ -145,24 +145,24 @@ def test_hand_titles_stand_alone_and_a_void_hand_says_no_payments(store: Path) -
 
 
 def test_one_wording_for_a_dealers_run(store: Path) -> None:
-    assert [in_a_row(n) for n in (1, 2, 3, 11, 21, 22)] == [
-        "1st hand",
-        "2nd hand in a row",
-        "3rd hand in a row",
-        "11th hand in a row",
-        "21st hand in a row",
-        "22nd hand in a row",
+    """A streak is said as the log and explain count it (dealer_streak), in every view."""
+    assert [streak_text(n) for n in (0, 1, 2, 11)] == [
+        "streak 0",
+        "streak 1",
+        "streak 2",
+        "streak 11",
     ]
-    assert ordinal(13) == "13th"
     current = json.loads(ok("streaks", "--json", "--store", "s.sqlite", cwd=store))["matches"][0]
     assert current["match"] == HK_ID
-    run = in_a_row(current["streak"])
+    assert current["streak"] > 1  # hands dealt in a row, this one included
+    run = streak_text(current["streak"] - 1)
     hand = ok("hand", HK_ID, str(current["hand"]), "--store", "s.sqlite", cwd=store)
     streaks = at_80("streaks", "--store", "s.sqlite", cwd=store)
-    if current["streak"] > 1:
-        assert f"({run})" in hand.splitlines()[0]
+    explained = ok("explain", HK_ID, str(current["hand"]), "--store", "s.sqlite", cwd=store)
+    assert f"({run})" in hand.splitlines()[0]
     assert run in streaks
-    assert "streak 1" not in hand
+    assert f"({run})" in explained.splitlines()[0]
+    assert "hand in a row" not in hand + streaks
 
 
 def test_amounts_are_coloured_and_ids_not_highlighted() -> None:

@@ -99,3 +99,29 @@ def test_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
         process.wait(timeout=60)
         assert err == b"", err.decode()
         assert process.returncode == 141
+
+
+class FullDisk:
+    """A temporary file on a file system with no space left: every write fails."""
+
+    def __init__(self, *_args: object, **_kwargs: object) -> None:
+        pass
+
+    def write(self, _data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    def close(self) -> None:
+        pass
+
+
+def test_replay_json_with_a_full_temporary_directory_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(CLI_MODULE.tempfile, "TemporaryFile", FullDisk)
+    monkeypatch.setattr(CLI_MODULE.tempfile, "tempdir", str(tmp_path))
+    result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])
+    assert result.exit_code == 2, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert str(tmp_path) in result.stderr
+    assert "No space left on device" in result.stderr

@@ -60,7 +60,7 @@ def test_the_wheel_carries_compiled_catalogs(tmp_path: Path) -> None:
         env={"PYTHONPATH": str(target), "PATH": ""},
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "流局：无人和牌。"
+    assert run.stdout.strip() == "流局：无人胡牌。"
 
 
 def test_explain_command_in_six_languages() -> None:

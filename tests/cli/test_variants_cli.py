@@ -69,7 +69,7 @@ def test_replay_text_view_names_the_new_reasons() -> None:
     assert shows(liability, "liability (包)")
     false_win = invoke("replay", str(VARIANTS / "hongkong-false-win.jsonl")).stdout
     assert shows(false_win, "false win (詐糊)")
-    assert shows(false_win, "void (false win by cy)")
+    assert shows(false_win, "no winner (false win by cy)")
 
 
 # --- the schema -----------------------------------------------------------------------------

@@ -151,12 +151,12 @@ def test_a_missing_mo_is_compiled_from_its_po(tmp_path: Path, monkeypatch) -> No
     monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path / "locale")
     i18n.translations.cache_clear()
     try:
-        assert i18n.message("it", "outcome.void") == "Mano nulla: nessuno ha vinto."
+        assert i18n.message("it", "outcome.void") == "Nessun vincitore: nessuno ha vinto la mano."
         # A .mo, when present and not older than its .po, is what is read.
         po, mo = i18n.catalog_paths("pt")
-        mo.write_bytes(i18n.compile_catalog(po).replace("Mão nula".encode(), "Mão NULA".encode()))
+        mo.write_bytes(i18n.compile_catalog(po).replace(b"Sem vencedor", b"SEM VENCEDOR"))
         i18n.translations.cache_clear()
-        assert i18n.message("pt", "outcome.void").startswith("Mão NULA")
+        assert i18n.message("pt", "outcome.void").startswith("SEM VENCEDOR")
     finally:
         i18n.translations.cache_clear()
 
@@ -187,3 +187,45 @@ def test_one_kong_is_named_by_its_line_several_by_their_lines(
 ) -> None:
     assert one in render_text(explain_log(_kong_run_log(1)), lang)
     assert two in render_text(explain_log(_kong_run_log(2)), lang)
+
+
+# --- wording the glossary asks for (docs/translating.md) -------------------------------------
+
+
+def _not_ready(lang: str) -> str:
+    from mjledger.explain.i18n import render
+    from mjledger.explain.steps import Sentence
+
+    params = {"player": "ming", "best": 2, "payers": ("hua", "wei"), "base": 1, "cap": 4}
+    return render(Sentence("not_ready", {**params, "amount": 4}), lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "wording"),
+    [
+        ("it", "la sua mano migliore vale 2 fan"),
+        ("es", "su mejor mano vale 2 fan"),
+        ("pt", "sua melhor mão vale 2 fan"),
+        ("fr", "sa meilleure main vaut 2 fan"),
+        ("en", "best hand is worth 2 fan"),
+    ],
+)
+def test_a_ready_hand_is_worth_its_best_fan(lang: str, wording: str) -> None:
+    """Not "a hand better than 2 fan": the ready player's best hand is worth 2 fan."""
+    assert wording in _not_ready(lang)
+
+
+def test_chinese_says_hu_for_a_win_and_lists_names_with_commas() -> None:
+    """和 next to a name reads as "and" (hua和wei打出的牌): a win is 胡, a list of names is
+    joined by 、, and a split with a remainder is not 平分 ("split evenly")."""
+    from mjledger.explain.i18n import catalog_paths, join
+
+    po, _ = catalog_paths("zh")
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    texts = [m.string for m in catalog if m.id and m.string]
+    assert texts
+    assert not [t for t in texts if "和" in t]
+    assert not [t for t in texts if "平分" in t]
+    assert join(["hua", "wei", "jing"], "zh") == "hua、wei、jing"
+    assert join(["hua", "wei"], "zh") == "hua、wei"

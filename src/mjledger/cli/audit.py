@@ -12,12 +12,15 @@ import sys
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from mjledger._text import plural
 from mjledger.cli.exits import EXIT_FINDINGS
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
+from mjledger.cli.render import inert
 from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
+from mjledger.store.location import PostgresStore, store_location
 from mjledger.store.signing import keygen, load_verifier
 
 
@@ -40,6 +43,7 @@ def audit_command(
     head_only: bool,
 ) -> None:
     """Re-derive everything in the store and report what does not agree (exit 1 if anything)."""
+    require_existing(store)
     if head_only:
         _print_head(store, as_json)
         return
@@ -60,6 +64,16 @@ def audit_command(
         _render(report, Console())
     if findings:
         sys.exit(EXIT_FINDINGS)
+
+
+def require_existing(store: str | None) -> None:
+    """A PostgreSQL store must be there before it is audited (a SQLite file is checked by
+    the audit itself): the audit reads, and reading creates nothing."""
+    location = store_location(store)
+    if isinstance(location, PostgresStore):
+        from mjledger.store.postgres import require_store
+
+        require_store(location)
 
 
 def _print_head(store: str | None, as_json: bool) -> None:
@@ -94,9 +108,12 @@ def _print_head(store: str | None, as_json: bool) -> None:
 
 def _render(report: AuditReport, console: Console) -> None:
     s = report.summary
+    heading = inert(f"audit of {s.store}", style="bold")
     console.print(
-        f"[bold]audit of {s.store}[/bold]: {plural(s.matches, 'match', 'matches')}, "
-        f"{plural(s.hands, 'hand')}, {plural(s.tables, 'table')}, {plural(s.rows, 'row')}"
+        heading.append(
+            f": {plural(s.matches, 'match', 'matches')}, {plural(s.hands, 'hand')}, "
+            f"{plural(s.tables, 'table')}, {plural(s.rows, 'row')}"
+        )
     )
     signed = "signed" if s.head_signed else "unsigned"
     console.print(f"store head: {s.head} ({plural(s.rows, 'row')}, {signed})", soft_wrap=True)
@@ -104,18 +121,21 @@ def _render(report: AuditReport, console: Console) -> None:
     console.print(f"signatures: {plural(s.signed_hands, 'hand')} signed; {checked}")
     console.print(f"read models: {s.views}")
     if report.clean:
-        console.print("[green]no findings[/green]")
+        console.print(inert("no findings", style="green"))
         return
     counts: dict[str, int] = {}
     for finding in report.findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1
         console.print(_line(finding), soft_wrap=True)
     summary = ", ".join(f"{code} {n}" for code, n in counts.items())
-    console.print(f"[red]{plural(len(report.findings), 'finding')}[/red]: {summary}")
+    console.print(
+        inert(plural(len(report.findings), "finding"), style="red").append(f": {summary}")
+    )
 
 
-def _line(finding: Finding) -> str:
-    return f"[red]{finding.code}[/red]{str(finding)[len(finding.code) :]}".replace("[", "\\[", 0)
+def _line(finding: Finding) -> Text:
+    text = str(finding)
+    return inert(finding.code, style="red").append_text(inert(text[len(finding.code) :]))
 
 
 @click.command("keygen")

@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from mjledger._gc import gc_paused
-from mjledger._text import plural
+from mjledger._text import escaped, plural
+from mjledger.cli.outputs import check_output, force_option, store_files, write_output
 from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
 from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
@@ -30,7 +31,7 @@ from mjledger.store.corrections import CorrectionResult, correct, void
 
 lang_option = click.option(
     "--lang",
-    type=click.Choice(LANGUAGES),
+    type=click.Choice(sorted(LANGUAGES)),
     default=DEFAULT_LANGUAGE,
     show_default=True,
     help="The language of the explanation.",
@@ -131,6 +132,11 @@ def add_commands(
                 hands: tuple[HandExplanation, ...] = (explain_stored(ledger, match, number),)
             print_explanation(hands, lang, as_json, single=True)
             return
+        if target != "-" and not Path(target).exists():  # a match id without its hand number?
+            raise MjledgerError(
+                f"cannot read {target}: No such file or directory (a stored hand is named by "
+                f"MATCH N: explain {target} N --store S)"
+            )
         hands, single = explain_file(target, hand)
         print_explanation(hands, lang, as_json, single)
 
@@ -139,32 +145,34 @@ def add_commands(
     @click.option(
         "--html",
         "html_file",
-        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        type=click.Path(dir_okay=False, path_type=Path),
         required=True,
-        help="The HTML file to write.",
+        help="The HTML file to write (never a store or the log read).",
     )
+    @force_option
     @lang_option
     @store_option
     @refusals
-    def report_command(target: str, html_file: Path, lang: str, store: str | None) -> None:
+    def report_command(
+        target: str, html_file: Path, force: bool, lang: str, store: str | None
+    ) -> None:
         """Write one self-contained HTML page for a match: TARGET is a log file, or a MATCH id
         in the store (with --store, or when no file of that name exists).
 
         A running-score chart, each hand's dealer, outcome and transfers, corrections marked,
         the totals; nothing is fetched from the network when the page is viewed.
         """
-        if store is None and (target == "-" or Path(target).is_file()):
+        from_log = store is None and (target == "-" or Path(target).is_file())
+        keep = (Path(target),) if from_log and target != "-" else store_files(store)
+        check_output(html_file, force=force, keep=keep)
+        if from_log:
             with gc_paused():  # a whole log folded: no cycles for a collection to find
                 data = report_from_replay(replay_bytes(read_file(target)))
         else:
             with open_ledger(store) as ledger:
                 data = report_from_store(ledger, resolve_match(ledger, target))
-        page = render_report(data, lang)
-        try:
-            html_file.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise MjledgerError(f"cannot write {html_file}: {exc.strerror}") from None
-        click.echo(f"report: {plural(len(data.hands), 'hand')} written to {html_file}")
+        write_output(html_file, render_report(data, lang), force=force, keep=keep)
+        click.echo(escaped(f"report: {plural(len(data.hands), 'hand')} written to {html_file}"))
 
     @group.command("correct")
     @click.argument("match")
@@ -231,11 +239,13 @@ def _done(result: CorrectionResult) -> str:
         return "  ".join(f"{p} {a:+d}" if a else f"{p} 0" for p, a in values.items())
 
     kept = "; later hands keep the recorded rotation" if result.keep_later_hands else ""
-    return (
+    lines = (
         f"{result.kind}: hand {result.number} of match {result.match} "
-        f"(correction {result.correction}){kept}\n"
-        f"  before: {net(result.original_net)}\n  now:    {net(result.net)}"
+        f"(correction {result.correction}){kept}",
+        f"  before: {net(result.original_net)}",
+        f"  now:    {net(result.net)}",
     )
+    return "\n".join(map(escaped, lines))
 
 
 def decode_log(data: bytes) -> str:

@@ -12,10 +12,10 @@ from typing import Any
 
 import attrs
 import click
-from rich.table import Table
 
 from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
+from mjledger.cli.render import Table
 from mjledger.errors import MjledgerError, TileError
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.protocol import WinContext

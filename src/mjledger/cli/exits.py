@@ -24,8 +24,9 @@ from typing import Any, Final
 
 import click
 from rich.console import Console
+from rich.text import Text
 
-from mjledger._text import one_line
+from mjledger._text import escaped, one_line
 from mjledger.errors import MjledgerError
 from mjledger.store.location import redact
 
@@ -56,12 +57,21 @@ def _silence_stdout() -> None:
 
 
 class TerminalConsole(Console):
-    """rich's console as the command uses it: no automatic highlighting (digits inside a match
-    id are not numbers), and a broken pipe left to :class:`MjledgerGroup` (rich would exit 1)."""
+    """rich's console as the command uses it: every string printed as literal text (no markup,
+    no emoji codes, no automatic highlighting: digits inside a match id are not numbers), its
+    control characters escaped as :func:`mjledger._text.escaped` writes them — a table's
+    title and cells too —, and a broken pipe left to :class:`MjledgerGroup` (rich would
+    exit 1). Styled text is built as :class:`rich.text.Text` (``render.inert``)."""
 
     def __init__(self, **options: Any) -> None:
         options.setdefault("highlight", False)
+        options.setdefault("markup", False)
+        options.setdefault("emoji", False)
         super().__init__(**options)
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        options.update(markup=False, emoji=False)
+        return super().render_str(escaped(text), **options)
 
     def on_broken_pipe(self) -> None:
         self.quiet = True

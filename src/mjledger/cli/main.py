@@ -20,25 +20,27 @@ from typing import IO, Any, BinaryIO, TypeVar
 import click
 from rich import box
 from rich.progress import Progress
-from rich.table import Table
-from rich.text import Text
 
 from mjledger import __version__
 from mjledger._gc import gc_paused
-from mjledger._text import plural
+from mjledger._text import escaped, plural
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, refuse
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.render import (
+    Table,
     balances_text,
     first_bust,
     history_table,
-    in_a_row,
+    id_column,
+    inert,
     money,
+    render_corrections,
     render_hand,
     render_replay,
     scores_tables,
+    streak_text,
 )
 from mjledger.cli.simulate import add_demo, simulate
 from mjledger.cli.store import (
@@ -78,6 +80,24 @@ def refusals(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def temporary_problem(exc: OSError) -> MjledgerError:
+    """A temporary file that cannot be made or written (a full or missing temporary
+    directory): one line naming the directory, not an internal error."""
+    return MjledgerError(
+        f"cannot write a temporary file in {tempfile.gettempdir()}: {exc.strerror or exc} "
+        "(free some space there, or set $TMPDIR)"
+    )
+
+
+@contextmanager
+def temporary_space() -> Iterator[None]:
+    """:func:`temporary_problem` for every error of the block (only temporary files in it)."""
+    try:
+        yield
+    except OSError as exc:
+        raise temporary_problem(exc) from None
+
+
 @contextmanager
 def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
     """The input as a file that can be read twice: a regular file as it is; standard input or
@@ -86,8 +106,15 @@ def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
         try:
             stream.seek(0)
         except (OSError, ValueError):
-            with tempfile.TemporaryFile() as spool:
-                shutil.copyfileobj(stream, spool, 1 << 20)
+            with temporary_space():
+                spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+                try:
+                    shutil.copyfileobj(stream, spool, 1 << 20)
+                    spool.seek(0)
+                except BaseException:
+                    spool.close()
+                    raise
+            with spool:
                 yield spool
             return
         yield stream
@@ -150,16 +177,33 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
     """``parts`` written to a temporary file, to be copied to standard output only once all
     of them were made: a refused log (an error raised part way) prints nothing, yet the
     output is never held in memory whole."""
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+    with temporary_space():
+        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
     try:
-        for part in parts:
-            spool.write(part)
-        spool.write(b"\n")
+        for part in parts:  # the parts are made here: only the writes are the spool's
+            try:
+                spool.write(part)
+            except OSError as exc:
+                raise temporary_problem(exc) from None
+        with temporary_space():
+            spool.write(b"\n")
+            spool.flush()
     except BaseException:
         spool.close()
         raise
     spool.seek(0)
     return spool
+
+
+def write_blocks(data: bytes, block: int = 1 << 16) -> None:
+    """``data`` on standard output a block at a time: one large write to a pipe whose reader
+    has gone (``| head -n 3``) can end without an error, the rest lost, where the next block's
+    write fails as it should (status 141, docs/cli.md)."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    for start in range(0, len(data), block):
+        out.write(data[start : start + block])
+        out.flush()
 
 
 def copy_out(spool: IO[bytes]) -> None:
@@ -263,13 +307,19 @@ def record_command(
         return
     if result.id_assigned:
         click.echo(
-            f"match id derived from the log's content: {result.match} "
+            f"match id derived from the log's content: {escaped(result.match)} "
             "(the log names none; recording it again finds it)"
         )
-    click.echo(
+    done = (
         f"{verb[result.status]}: match {result.match} ({plural(result.hands, 'hand')}, "
         f"{plural(result.events, 'event')} written) in {path}"
     )
+    click.echo(escaped(done))
+
+
+def say_empty(store: str | None) -> None:
+    """What a view of a store with no match in it prints (a new store, a mistyped name)."""
+    click.echo(escaped(f"no matches in {store_location(store)}"))
 
 
 @main.command("matches")
@@ -287,23 +337,36 @@ def matches_command(store: str | None, as_json: bool) -> None:
     if as_json:
         print_json([m.to_json() for m in found])
         return
+    if not found:
+        say_empty(store)
+        return
     table = Table(
-        title=f"Matches in {store_location(store)}", title_justify="left", box=box.SIMPLE_HEAD
+        title=f"Matches in {store_location(store)}",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=0,  # the box divides columns by one space: 80 columns hold a 31-character id
     )
-    for column in ("match", "rule set", "players", "hands", "state", "last recorded"):
-        # ids are never cut short: a long one folds onto the next line
-        table.add_column(column, justify="right" if column == "hands" else "left", overflow="fold")
-    state_text = {"over": "over", "in_play": "playing", "between_hands": "open"}
+    console = Console()
+    id_column(table, "match", (m.match for m in found), width=console.width)
+    # Words stand whole; the players' list and the time give way, wrapped between words.
+    longest_player = max(len(escaped(p)) for m in found for p in m.players)
+    table.add_column("rule set", no_wrap=True)
+    table.add_column("hands", justify="right", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("players", min_width=longest_player, overflow="fold")
+    whole = max(len(escaped(m.match)) + len(escaped(", ".join(m.players))) for m in found)
+    fits = whole + len("hongkong hands between_hands 2026-12-01 21:54") + 5 <= console.width
+    table.add_column("last recorded", width=None if fits else 10)  # else: the time below
     for m in found:
         table.add_row(
-            Text(m.match),
+            inert(m.match),
             m.ruleset,
-            Text(", ".join(m.players)),
             str(m.hands),
-            state_text[m.state],
-            (m.last_recorded or "")[:16].replace("T", " "),
+            m.state,  # as --json says it: over, in_play, between_hands
+            inert(", ".join(m.players)),
+            (m.last_recorded or "")[:16].replace("T", " "),  # the time wraps below the date
         )
-    Console().print(table)
+    console.print(table)
 
 
 @main.command("scores")
@@ -335,6 +398,9 @@ def scores_command(store: str | None, as_json: bool) -> None:
             out["stakes"] = stakes
         print_json(out)
         return
+    if not by_match:
+        say_empty(store)
+        return
     console = Console()
     for ruleset, rows in by_player.items():
         table = Table(title=f"Running scores — {ruleset}", title_justify="left")
@@ -342,16 +408,16 @@ def scores_command(store: str | None, as_json: bool) -> None:
         table.add_column("total", justify="right")
         table.add_column("matches", justify="right")
         for player, (total, matches) in rows.items():
-            table.add_row(Text(player), money(total), str(matches))
+            table.add_row(inert(player), money(total), str(matches))
         console.print(table)
-    for table in scores_tables(by_match, players):
+    for table in scores_tables(by_match, players, console.width):
         console.print(table)
     if stakes:
         table = Table(title="Table stakes", title_justify="left")
-        table.add_column("match", overflow="fold")
+        id_column(table, "match", stakes, width=console.width)
         table.add_column("balances")
         for match, entry in stakes.items():
-            table.add_row(Text(match), Text(balances_text(entry["balances"], entry["bust"])))
+            table.add_row(inert(match), inert(balances_text(entry["balances"], entry["bust"])))
         console.print(table)
 
 
@@ -381,26 +447,28 @@ def streaks_command(store: str | None, as_json: bool) -> None:
             }
         )
         return
+    if not current:
+        say_empty(store)
+        return
     console = Console()
     table = Table(title="Current dealers", title_justify="left")
-    id_width = min(max((len(c.match) for c in current), default=5), 24)
-    for column in ("match", "hand", "dealer", "dealing", "next dealer"):
-        table.add_column(
-            column,
-            justify="right" if column == "hand" else "left",
-            overflow="fold",
-            min_width=id_width if column == "match" else None,
-        )
+    id_column(table, "match", (c.match for c in current), width=console.width)
+    for column in ("hand", "dealer", "dealing", "next dealer"):
+        table.add_column(column, justify="right" if column == "hand" else "left")
     for c in current:
         table.add_row(
-            Text(c.match), str(c.hand), Text(c.dealer), in_a_row(c.streak), c.next_dealer or "—"
+            inert(c.match),
+            str(c.hand),
+            inert(c.dealer),
+            streak_text(c.streak - 1),
+            c.next_dealer or "—",
         )
     console.print(table)
-    table = Table(title="Longest run of hands dealt, per player", title_justify="left")
+    table = Table(title="Longest streak, per player", title_justify="left")
     table.add_column("player")
     table.add_column("longest")
-    for player, length in longest.items():
-        table.add_row(Text(player), in_a_row(length))
+    for player, length in longest.items():  # a run of N hands dealt is streak N - 1
+        table.add_row(inert(player), streak_text(length - 1))
     console.print(table)
 
 
@@ -445,10 +513,15 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
         match = resolve_match(ledger, match)
         state = ledger.settlement(match, number)
         players = ledger.match(match).started.players
-    if as_json:
-        print_json(hand_to_json(state))
+        corrected = correction_notes(ledger, match).get(number, [])
+    if as_json:  # a corrected or voided hand also lists its corrections, as in history
+        print_json(
+            {**hand_to_json(state), "corrections": corrected} if corrected else hand_to_json(state)
+        )
     else:
-        render_hand(state, players, Console())
+        console = Console()
+        render_hand(state, players, console)
+        render_corrections(corrected, players, console)
 
 
 @main.command("export")
@@ -465,7 +538,7 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
     with open_ledger(store) as ledger:
         match = resolve_match(ledger, match)
         text = export_with_corrections(ledger, match) if with_corrections else ledger.export(match)
-    click.echo(text, nl=False)
+    write_blocks(text.encode("utf-8"))
 
 
 @main.command("project")
@@ -493,7 +566,7 @@ def project_command(
     store: str | None, rebuild: bool, as_json: bool, follow: bool, interval: float
 ) -> None:
     """Bring the read models up to date with the store (or rebuild them from scratch)."""
-    with open_ledger(store) as ledger:
+    with open_ledger(store, create=True) as ledger:  # on PostgreSQL: the tables too
         with phases() as step:
             label = "rebuilding read models" if rebuild else "updating read models"
 

@@ -1,20 +1,25 @@
 """The command line's tables, for people (the JSON output is for programs).
 
 One way of saying each thing on screen: players in seat order with a column each (so a name
-and its amount never wrap apart at 80 columns), amounts signed and coloured (gains green,
-losses red), a dealer's run of hands said the same way everywhere ("2nd hand in a row"), and
-each hand's title on its own line above its payments.
+and its amount never wrap apart at 80 columns), ids whole, amounts signed and coloured (gains
+green, losses red), a dealer's streak said the same way everywhere ("streak 2", as
+``explain`` and the log's ``dealer_streak`` count it), and each hand's title on its own line
+above its payments. Text from a log or a store is always shown inert (:func:`inert`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
+from rich import table as rich_table
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 
+from mjledger._text import escaped
 from mjledger.fold.hand import HandState
 from mjledger.fold.replay import Replay
 
@@ -33,14 +38,52 @@ REASON_TEXT = {
 }
 
 
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+class Table(rich_table.Table):
+    """rich's table with its title printed whole on a line of its own, as the text of a log
+    is shown (:func:`inert`): rich wraps a title to the table's width, which breaks a long id
+    or a list of players in the middle at 80 columns."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title = self.title
+        if title is None:
+            yield from super().__rich_console__(console, options)
+            return
+        self.title = None
+        try:
+            plain = title.plain if isinstance(title, Text) else str(title)
+            yield Segment(escaped(plain), console.get_style(self.title_style or "table.title"))
+            yield Segment.line()
+            yield from super().__rich_console__(console, options)
+        finally:
+            self.title = title
 
 
-def in_a_row(hands: int) -> str:
-    """A dealer's run, counting this hand: the one wording of streaks on screen."""
-    return "1st hand" if hands <= 1 else f"{ordinal(hands)} hand in a row"
+def inert(text: str, style: str = "") -> Text:
+    """Text from a log or a store (an id, a reason, a staff name) as a view shows it: literal,
+    never read as markup, its control characters escaped. Every view builds such text here."""
+    return Text(escaped(text), style=style)
+
+
+def id_column(table: Table, header: str, ids: Iterable[str], *, width: int, **options: Any) -> None:
+    """A column of ids, each shown whole: the column is as wide as its longest id, and the
+    other columns give way; only an id wider than the line itself is folded."""
+    longest = max((cell_len(escaped(i)) for i in ids), default=0)
+    if longest + 4 <= width:  # the id, its padding and borders fit on one line
+        table.add_column(header, no_wrap=True, min_width=max(longest, len(header)), **options)
+    else:
+        table.add_column(header, overflow="fold", **options)
+
+
+def json_text(value: object) -> str:
+    """A house rule's value as the log writes it: ``true``, not Python's ``True``."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def streak_text(streak: int) -> str:
+    """A dealer's streak as the log counts it (``dealer_streak``: how many hands in a row the
+    dealer kept the deal before this one, 0 on a first hand): the one wording of streaks on
+    screen, in ``replay``, ``hand``, ``streaks`` and ``explain`` alike."""
+    return f"streak {streak}"
 
 
 def signed(amount: int) -> str:
@@ -55,24 +98,30 @@ def money(amount: int) -> Text:
 
 def player_columns(table: Table, players: Iterable[str]) -> None:
     for player in players:
-        table.add_column(Text(player), justify="right", no_wrap=True)
+        table.add_column(inert(player), justify="right", no_wrap=True)
 
 
 def render_replay(result: Replay, console: Console) -> None:
     title = f"{result.ruleset} match {result.match}" if result.match else f"{result.ruleset} log"
-    console.print(Text(title, style="bold"), Text(f"— players {', '.join(result.players)}"))
-    rules = ", ".join(f"{k}={v}" for k, v in result.to_json()["rules"].items())
-    console.print(f"house rules: {rules}", markup=False)
+    # One-line texts are printed whole (soft_wrap): a pipe is 80 columns, and a line broken
+    # by the printer reads as two.
+    console.print(
+        inert(title, style="bold"),
+        inert(f"— players {', '.join(result.players)}"),
+        soft_wrap=True,
+    )
+    rules = ", ".join(f"{k}={json_text(v)}" for k, v in result.to_json()["rules"].items())
+    console.print(f"house rules: {rules}", soft_wrap=True)
     stakes = result.state.initial_stakes
     if stakes is not None:
         console.print(
-            "stakes: " + "  ".join(f"{p} {stakes[p]}" for p in result.players), markup=False
+            "stakes: " + "  ".join(f"{p} {stakes[p]}" for p in result.players), soft_wrap=True
         )
     for hand in result.hands:
         render_hand(hand, result.players, console)
         if hand.stakes is not None and hand.stakes.bust and hand.ended:
             who = ", ".join(p for p in result.players if p in hand.stakes.bust)
-            console.print(f"the match ends: {who} went bust", markup=False)
+            console.print(f"the match ends: {who} went bust", soft_wrap=True)
     totals = Table(title="Totals", title_justify="left")
     player_columns(totals, result.players)
     t = result.totals()
@@ -81,13 +130,13 @@ def render_replay(result: Replay, console: Console) -> None:
 
 
 def hand_title(hand: HandState) -> str:
-    run = f" ({in_a_row(hand.dealer_streak + 1)})" if hand.dealer_streak else ""
+    run = f" ({streak_text(hand.dealer_streak)})" if hand.dealer_streak else ""
     if hand.outcome == "won":
         outcome = "won by " + ", ".join(hand.winners)
     elif hand.false_win_by is not None:
-        outcome = f"void (false win by {hand.false_win_by})"
+        outcome = f"no winner (false win by {hand.false_win_by})"
     elif hand.outcome == "void":
-        outcome = "void (wall exhausted, no winner)"
+        outcome = f"{OUTCOME_TEXT['void']} (wall exhausted)"
     else:
         outcome = "unfinished" + (
             " — won so far by " + ", ".join(hand.winners) if hand.winners else ""
@@ -99,13 +148,13 @@ def hand_title(hand: HandState) -> str:
 
 
 def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> None:
-    console.print(Text(hand_title(hand), style="bold"))
+    console.print(inert(hand_title(hand), style="bold"), soft_wrap=True)
     if not hand.transfers:
         console.print("no payments", style="dim")
     else:
         render_payments(hand, players, console)
     if hand.stakes is not None:
-        console.print(balances_text(hand.stakes.as_dict(), hand.stakes.bust), markup=False)
+        console.print(balances_text(hand.stakes.as_dict(), hand.stakes.bust), soft_wrap=True)
 
 
 def balances_text(balances: Mapping[str, int], bust: Collection[str]) -> str:
@@ -124,19 +173,19 @@ def render_payments(hand: HandState, players: tuple[str, ...], console: Console)
     table.add_column("reason")
     for t in hand.transfers:
         table.add_row(
-            str(t.line), Text(t.payer), Text(t.payee), str(t.amount), REASON_TEXT[t.reason]
+            str(t.line), inert(t.payer), inert(t.payee), str(t.amount), REASON_TEXT[t.reason]
         )
     console.print(table)
     net = hand.net()
     line = Text("net: ")
     for i, p in enumerate(players):
-        line.append(("  " if i else "") + f"{p} ")
+        line.append(escaped(("  " if i else "") + f"{p} "))
         line.append_text(money(net[p]))
     console.print(line)
 
 
 def scores_tables(
-    by_match: dict[str, dict[str, int]], players_of: dict[str, Sequence[str]]
+    by_match: dict[str, dict[str, int]], players_of: dict[str, Sequence[str]], width: int
 ) -> list[Table]:
     """Per-match totals, one table per group of consecutive matches at the same table (the
     same players in the same seats), a column per player in seat order."""
@@ -147,11 +196,39 @@ def scores_tables(
         if seats != current:
             current = seats
             table = Table(title=f"By match — {', '.join(seats)}", title_justify="left")
-            table.add_column("match", overflow="fold")
+            id_column(table, "match", by_match, width=width)
             player_columns(table, seats)
             tables.append(table)
-        tables[-1].add_row(Text(match), *(money(scores.get(p, 0)) for p in seats))
+        tables[-1].add_row(inert(match), *(money(scores.get(p, 0)) for p in seats))
     return tables
+
+
+# Three things the JSON and the events call "void" have a word each on screen: a void suit (a
+# Sichuan player's missing suit) keeps it; a hand nobody won has "no winner"; a hand annulled
+# by staff (``mjledger void``) is "annulled by staff".
+OUTCOME_TEXT = {"won": "won", "void": "no winner", "unfinished": "unfinished"}
+CORRECTION_TEXT = {"corrected": "corrected", "voided": "annulled by staff"}
+
+
+def nets_text(net: Mapping[str, int], players: Sequence[str]) -> str:
+    return "  ".join(f"{p} {signed(net.get(p, 0))}" for p in players)
+
+
+def correction_text(note: Mapping[str, Any]) -> str:
+    """A correction in one line: what, when, who, why (``history`` and ``hand``)."""
+    kind = CORRECTION_TEXT[note["kind"]]
+    return f"{kind} {note['when'][:10]} by {note['by']}: {note['reason']}"
+
+
+def render_corrections(
+    notes: Sequence[Mapping[str, Any]], players: Sequence[str], console: Console
+) -> None:
+    """A corrected or annulled stored hand marked under it, with its net as recorded and as
+    it stands now."""
+    for note in notes:
+        console.print(inert(correction_text(note), style="bold"))
+        console.print(inert(f"  as recorded: {nets_text(note['original_net'], players)}"))
+        console.print(inert(f"  now:         {nets_text(note['net'], players)}"))
 
 
 def history_table(
@@ -172,18 +249,19 @@ def history_table(
     if staked:
         table.add_column("balances")
     for e in entries:
-        outcome = e.outcome + (" (" + ", ".join(e.winners) + ")" if e.winners else "")
+        outcome = OUTCOME_TEXT.get(e.outcome, e.outcome)
+        outcome += " (" + ", ".join(e.winners) + ")" if e.winners else ""
         for c in (corrected or {}).get(e.number, []):
-            outcome += f"; {c['kind']} {c['when'][:10]} by {c['by']}: {c['reason']}"
+            outcome += "; " + correction_text(c)
         row: list[Text | str] = [
             str(e.number),
-            Text(e.dealer),
+            inert(e.dealer),
             e.round_wind,
-            Text(outcome),
+            inert(outcome),
             *(money(e.net.get(p, 0)) for p in players),
         ]
         if staked:
-            row.append(Text("  ".join(f"{p} {b}" for p, b in (e.balances or {}).items())))
+            row.append(inert("  ".join(f"{p} {b}" for p, b in (e.balances or {}).items())))
         table.add_row(*row)
     return table
 

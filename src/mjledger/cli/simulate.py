@@ -16,14 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
+from rich.text import Text
 
 from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
+from mjledger.cli.outputs import check_output, force_option, write_output
+from mjledger.cli.render import Table, inert
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import replay
 from mjledger.rules.registry import DEFAULT_RULESET
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, playable_rulesets
+from mjledger.sim.run import match_id
 from mjledger.sim.run import simulate as simulate_matches
 from mjledger.sim.stats import summarize
 from mjledger.store.application import Ledger
@@ -90,6 +93,7 @@ def _rules(value: str | None) -> dict[str, Any] | None:
     type=click.Path(path_type=Path),
     help="The log file (a directory with --matches); standard output if left out.",
 )
+@force_option
 @click.option("--stats", is_flag=True, help="Print what was played (fan, patterns, …) on stderr.")
 @click.pass_context
 def simulate(
@@ -102,6 +106,7 @@ def simulate(
     players: str | None,
     rules_json: str | None,
     output: Path | None,
+    force: bool,
     stats: bool,
 ) -> None:
     """Simulate legal tile-level play and write match logs (every win with its tiles)."""
@@ -111,26 +116,42 @@ def simulate(
     rules = _rules(rules_json)
     played: list[SimulatedMatch] = []
     try:
+        targets = _targets(output, ruleset, seed, matches)
+        for target in targets:
+            if target is not None:
+                check_output(target, force=force)  # every file first: a refusal writes none
         if matches > 1:
             assert output is not None
             output.mkdir(parents=True, exist_ok=True)
-        for match in simulate_matches(
-            ruleset, hands=hands, seed=seed, matches=matches, players=table, rules=rules
+        for match, target in zip(
+            simulate_matches(
+                ruleset, hands=hands, seed=seed, matches=matches, players=table, rules=rules
+            ),
+            targets,
+            strict=True,
         ):
-            text = match.text()
-            if output is None:
-                click.echo(text, nl=False)
-            elif matches > 1:
-                (output / f"{match.match}.jsonl").write_text(text, encoding="utf-8")
+            if target is None:
+                click.echo(match.text(), nl=False)
             else:
-                output.write_text(text, encoding="utf-8")
+                write_output(target, match.text(), force=force)
             played.append(match)
     except MjledgerError as error:
         _refuse(ctx, error)
     except OSError as error:
-        _refuse(ctx, MjledgerError(f"cannot write {error.filename}: {error.strerror}"))
+        _refuse(ctx, MjledgerError(f"cannot write {error.filename or output}: {error.strerror}"))
     if stats:
         print_summary(summarize(played), Console(stderr=True))
+
+
+def _targets(output: Path | None, ruleset: str, seed: int, matches: int) -> list[Path | None]:
+    """The files ``simulate`` writes: ``-o`` itself, or one log per match inside it (None:
+    standard output)."""
+    if output is None or matches == 1:
+        return [output]
+    return [
+        output / f"{match_id(ruleset, seed, number, matches)}.jsonl"
+        for number in range(1, matches + 1)
+    ]
 
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
@@ -202,7 +223,10 @@ def add_demo(
                         f"{result.status}: {plural(result.hands, 'hand')}, "
                         f"{plural(result.events, 'event')}"
                     )
-                console.print(f"{ruleset} match [bold]{result.match}[/bold] — {done}")
+                console.print(
+                    Text(f"{ruleset} match ").append_text(inert(result.match, style="bold")),
+                    f"— {done}",
+                )
                 if shown is None:  # the default rule set's match, step by step
                     shown = (match.match, _busiest_hand(match))
             ledger.views.catch_up()
@@ -212,15 +236,23 @@ def add_demo(
             _run(ctx, root, name, store=path, as_json=False)
         assert shown is not None
         match_id, number = shown
-        console.print(f"\nStep by step: hand {number} of {match_id}, every payment and its line")
+        console.print()
+        console.print(
+            f"Step by step: hand {number} of {match_id}, every payment and its line",
+            soft_wrap=True,
+        )
         if root.get_command(ctx, "explain") is not None:
             _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
         else:
             _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
-        console.print(
-            f"\nTry: mjledger history {match_id} --store {path}   "
-            f"mjledger export {match_id} --store {path} | mjledger replay -"
-        )
+        console.print()
+        console.print("Try:")
+        # one command a line, never wrapped (a pipe is 80 columns): each can be copied whole
+        for command in (
+            f"mjledger history {match_id} --store {path}",
+            f"mjledger export {match_id} --store {path} | mjledger replay -",
+        ):
+            console.print(f"  {command}", soft_wrap=True)
         sys.stdout.flush()
 
 

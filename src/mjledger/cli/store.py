@@ -19,6 +19,7 @@ from typing import Any, TypeVar, cast
 import click
 from attrs import frozen
 
+from mjledger._text import MAX_MESSAGE, one_line
 from mjledger.errors import StoreError
 from mjledger.store.application import Ledger
 from mjledger.store.files import (
@@ -30,7 +31,7 @@ from mjledger.store.files import (
     views_problem,
     writable_directory,
 )
-from mjledger.store.location import SqliteStore, redact, store_location
+from mjledger.store.location import PostgresStore, SqliteStore, redact, store_location
 from mjledger.store.streams import hand_stream, match_stream
 from mjledger.store.views import views_path
 
@@ -38,8 +39,9 @@ T = TypeVar("T")
 
 
 def note(text: str) -> None:
-    """A remark on standard error that does not change the outcome (or the exit status)."""
-    click.echo(f"mjledger: {text}", err=True)
+    """A remark on standard error that does not change the outcome (or the exit status): one
+    line, whatever ids it quotes."""
+    click.echo(f"mjledger: {one_line(text, MAX_MESSAGE)}", err=True)
 
 
 def _views_db(path: Path) -> str | None:
@@ -70,13 +72,15 @@ def open_ledger(
     """The ledger on ``store`` (a path or a ``postgresql://`` URL), checked first: a reading
     command needs a store that is there (and opens a SQLite file read-only); a writing one may
     create it (unless ``create=False``), but never in memory and never over a file that is not
-    a store. ``mjledger --verify`` opens it with ``verify=True``; ``signing_key`` signs what a
-    writer records (else ``$MJLEDGER_SIGNING_KEY``)."""
+    a store. On PostgreSQL a reader may be let create the schema (``create=True``: ``project``
+    makes a store's tables, as deployment.md says). ``mjledger --verify`` opens it with
+    ``verify=True``; ``signing_key`` signs what a writer records (else
+    ``$MJLEDGER_SIGNING_KEY``)."""
     location = store_location(store)
     verify = _verify_requested()
     if isinstance(location, SqliteStore):
         path = location.path
-        check_store(path, writing=writing, create=create)
+        check_store(path, writing=writing, create=create if writing else None)
         views = _views_db(path)
 
         def opener() -> Ledger:
@@ -90,6 +94,11 @@ def open_ledger(
 
     else:
         path = None
+        if create is False or not (writing or create):  # must be there: never created
+            assert isinstance(location, PostgresStore)
+            from mjledger.store.postgres import require_store  # psycopg only when asked
+
+            require_store(location)
 
         def opener() -> Ledger:
             return Ledger(location, signing_key=signing_key, verify=verify)
@@ -135,12 +144,21 @@ def read_views(ledger: Ledger, read: Callable[[Any], T]) -> T:
 
 
 def rebuild_views_file(ledger: Ledger, problem: str) -> None:
-    """Delete a damaged views file and build it again from the store."""
+    """Delete a damaged views file and build it again from the store; where it cannot be
+    deleted (a read-only or immutable directory), compute the views in memory for this run."""
     assert ledger.path is not None
     views = views_path(ledger.path)
-    note(f"the read models in {views} could not be read ({problem}); rebuilding them")
     ledger.drop_views()
-    remove_database(views)
+    try:
+        remove_database(views)
+    except OSError as exc:
+        note(
+            f"the read models in {views} could not be read ({problem}) nor rebuilt there "
+            f"({exc.strerror or exc}); computed them in memory for this run"
+        )
+        ledger.views_db = ":memory:"
+        return
+    note(f"the read models in {views} could not be read ({problem}); rebuilding them")
 
 
 def stderr_is_terminal() -> bool:

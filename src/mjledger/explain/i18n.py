@@ -30,6 +30,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, get_minus_sign_symbol, get_plus_sign_symbol
 
+from mjledger._text import escaped
 from mjledger.explain.steps import (
     N_,
     Amounts,
@@ -119,7 +120,16 @@ def moment(iso: str, lang: str) -> str:
     return format_datetime(when, format="long", tzinfo=UTC, locale=BABEL_LOCALE[lang])
 
 
+# Chinese lists of names take the enumeration comma only: Babel's 和 ("and") before the last
+# name reads, next to names in Latin letters, as part of a sentence (hua和wei打出的牌), and 和
+# is also the word for a win.
+LIST_SEPARATOR: Final = {"zh": "、"}
+
+
 def join(items: Iterable[str], lang: str) -> str:
+    separator = LIST_SEPARATOR.get(lang)
+    if separator is not None:
+        return separator.join(items)
     return format_list(list(items), locale=BABEL_LOCALE[lang])
 
 
@@ -129,16 +139,16 @@ def param_text(value: Param, lang: str) -> str:
     if isinstance(value, int):
         return number(value, lang)
     if isinstance(value, str):
-        return value
+        return escaped(value)  # an id or a reason: shown as written, never raw controls
     if isinstance(value, Term):
         return message(lang, value.id)
     if isinstance(value, Net):
-        return join((f"{p} {signed(a, lang)}" for p, a in value.amounts), lang)
+        return join((f"{escaped(p)} {signed(a, lang)}" for p, a in value.amounts), lang)
     if isinstance(value, Amounts):
-        return join((f"{p} {number(a, lang)}" for p, a in value.items), lang)
+        return join((f"{escaped(p)} {number(a, lang)}" for p, a in value.items), lang)
     if isinstance(value, Moment):
         return moment(value.iso, lang)
-    return join((number(v, lang) if isinstance(v, int) else v for v in value), lang)
+    return join((number(v, lang) if isinstance(v, int) else escaped(v) for v in value), lang)
 
 
 NEUTRAL: Final = N_("explained.neutral")

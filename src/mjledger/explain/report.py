@@ -9,18 +9,26 @@ offline, in a mail attachment or years later.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Final
 
 from attrs import field, frozen
 
 from mjledger import __version__
+from mjledger._text import escaped
 from mjledger.explain.i18n import message, number, render, signed
 from mjledger.explain.steps import CORRECTIONS, N_, OUTCOMES, CorrectionNote, Moment, Net, Sentence
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.replay import Replay
 from mjledger.rules.registry import find_ruleset
+
+
+def escape(text: str) -> str:
+    """Text for the page: HTML-escaped, its control characters written as escapes (an id
+    from a store may hold a bidirectional override or a terminal escape)."""
+    return html.escape(escaped(text))
+
 
 REASON_NAMES: Final = {
     "won_on_discard": N_("reason.won_on_discard"),

@@ -42,6 +42,7 @@ def explain_stored(ledger: Ledger, match_id: str, number: int) -> HandExplanatio
     """The explanation of stored hand ``number`` of ``match_id``, corrections included:
     lines as in the match's (corrected) export, each correction in the summary."""
     match = ledger.match(match_id)
+    settled = ledger.settlement(match_id, number)  # refuses a hand the match does not have
     log = correction_log(ledger, match_id)
     players = match.started.players
     entry = log.latest(number) if log is not None else None
@@ -49,10 +50,8 @@ def explain_stored(ledger: Ledger, match_id: str, number: int) -> HandExplanatio
     first = first_line(match, log, number)
     if entry is not None and isinstance(entry.event, HandCorrected):
         events = corrected_events(ledger, entry.event)
-        settled = ledger.settlement(match_id, number)
     else:
         events = ledger.hand_events(match_id, number)
-        settled = ledger.settlement(match_id, number)
         if entry is not None:  # voided: explain what it was, then annul it
             settled = settle_corrected(
                 ledger, match, number, _original(ledger, match, number), before=entry.version

@@ -96,7 +96,7 @@ def check_ruleset_name(value: object) -> str:
     FormatError listing those that are."""
     names = ruleset_names()
     if type(value) is not str or value not in names:
-        shown = ", ".join(json.dumps(n) for n in names)
+        shown = ", ".join(json.dumps(n) for n in sorted(names))
         raise FormatError(f"expected one of {shown}, not {_describe(value)}")
     return value
 

@@ -426,7 +426,11 @@ class Ledger(Application[uuid.UUID]):
     def settlement(self, match_id: str, number: int) -> HandState:
         """The hand as ``replay`` of the match's export reports it (lines, next dealer and all)."""
         match = self.match(match_id)
-        hand = self.hand(match_id, number)
+        try:
+            hand = self.hand(match_id, number)
+        except LogError as exc:  # an illegal stored row: placed at its line of the export
+            line = None if exc.line is None else match.first_line(number) + exc.line - 1
+            raise StoreError(f"stored hand {number} cannot be settled: {exc.at(line)}") from None
         # An open run of wins is closed as the end of the export would close it, then hand-stream
         # positions become export lines.
         state = shift_lines(close_hand(hand.state), match.first_line(number) - 1)
@@ -447,14 +451,21 @@ class Ledger(Application[uuid.UUID]):
         match = self.match(match_id)
         return shift_lines(close_hand(state), match.first_line(number) - 1)
 
+    def export_lines(self, match_id: str) -> Iterator[tuple[int, Event]]:
+        """The match's export as (line, event): the lines of the log as recorded, which a
+        correction never renumbers (a voided hand's lines between its start and its empty wall
+        stand blank; docs/store.md, "Corrections")."""
+        log = correction_log(self, match_id)
+        if log is not None:
+            return corrected_export(self, match_id, log)
+        return enumerate(self.export_events(match_id, corrected=False), 1)
+
     def export_events(self, match_id: str, *, corrected: bool = True) -> Iterator[Event]:
         """The match as log events: ``match_started``, then each hand's events in order
         (with its corrections applied, unless ``corrected`` is false: then as recorded)."""
         if corrected:
-            log = correction_log(self, match_id)
-            if log is not None:
-                yield from corrected_export(self, match_id, log)
-                return
+            yield from (event for _line, event in self.export_lines(match_id))
+            return
         match = self.match(match_id)
         started = match.started
         yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
@@ -468,7 +479,7 @@ class Ledger(Application[uuid.UUID]):
     def replay_match(self, match_id: str) -> Replay:
         """Re-derive the whole match from its stored events, exactly as ``replay`` of its export
         would (what an auditor re-checks), without writing or re-reading any JSON text."""
-        return replay_events(enumerate(self.export_events(match_id), 1))
+        return replay_events(self.export_lines(match_id))
 
     def replay_all(self) -> dict[str, Replay]:
         """Re-derive every match in the store in one pass over its notification log.
@@ -523,8 +534,15 @@ class Ledger(Application[uuid.UUID]):
             start = batch[-1].id + 1
 
     def export(self, match_id: str) -> str:
-        """A canonical log: one event per line, no blank lines; it replays to the same result."""
-        return "".join(dumps_event(e) + "\n" for e in self.export_events(match_id))
+        """A canonical log: one event per line; it replays to the same result. Blank lines
+        stand only where a correction left a hand shorter than recorded, so that every line
+        keeps its recorded number."""
+        out: list[str] = []
+        last = 0
+        for line, event in self.export_lines(match_id):
+            out.append("\n" * (line - last - 1) + dumps_event(event) + "\n")
+            last = line
+        return "".join(out)
 
     def matches(self) -> list[str]:
         """Every match id in the store, in the order they were started (a ``match_started``

@@ -20,9 +20,9 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final, Protocol
-from urllib.parse import quote
 
 from mjledger.errors import StoreError
+from mjledger.store.files import read_only_uri
 from mjledger.store.head import SELECT_HEAD
 from mjledger.store.views import views_path
 
@@ -97,7 +97,9 @@ class AuditRows(Protocol):
 
 
 def _read_only(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    """A read-only connection, immutable in a directory that cannot be written (as every
+    reading command opens a store: :func:`mjledger.store.files.read_only_uri`)."""
+    db = sqlite3.connect(read_only_uri(path), uri=True)
     db.isolation_level = None
     db.execute("BEGIN")  # one snapshot for the whole audit, even while others record
     return db

@@ -157,7 +157,7 @@ def _read(ledger: Ledger, stream: uuid.UUID) -> Iterable[Any]:
 
 
 def _length(match: MatchRecord, log: CorrectionLog, number: int) -> int:
-    """How many lines hand ``number`` takes in the (corrected) export."""
+    """How many events hand ``number`` has in the corrected export."""
     c = log.latest(number)
     if c is None:
         return match.closed[number - 1].events
@@ -166,11 +166,22 @@ def _length(match: MatchRecord, log: CorrectionLog, number: int) -> int:
     return 2  # a voided hand is exported as hand_started + an empty wall (see export_events)
 
 
+def _overflow(match: MatchRecord, log: CorrectionLog, number: int) -> int:
+    """How many lines a correction of hand ``number`` adds beyond the hand as recorded: a
+    shorter corrected hand (a voided one is two lines) leaves its other lines blank, so only
+    a corrected hand with more events than the recorded one moves the hands after it."""
+    if log.latest(number) is None:
+        return 0
+    return max(0, _length(match, log, number) - match.closed[number - 1].events)
+
+
 def first_line(match: MatchRecord, log: CorrectionLog | None, number: int) -> int:
-    """The line of hand ``number``'s ``hand_started`` in the match's (corrected) export."""
+    """The line of hand ``number``'s ``hand_started`` in the match's export: the line of the
+    log as recorded (corrections renumber nothing), unless a correction before it holds more
+    events than the hand it replaced."""
     if log is None:
         return match.first_line(number)
-    return 2 + sum(_length(match, log, n) for n in range(1, number))
+    return match.first_line(number) + sum(_overflow(match, log, n) for n in range(1, number))
 
 
 def settle_corrected(
@@ -407,17 +418,21 @@ def void(ledger: Ledger, match_id: str, number: int, *, reason: str, by: str) ->
 # --- export -----------------------------------------------------------------------------------
 
 
-def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator[Event]:
-    """The match as a plain log with its corrections applied: a corrected hand's own events
-    in place of the original's; a voided hand as its start and an empty wall (no money).
+def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator[tuple[int, Event]]:
+    """The match as a plain log with its corrections applied, each event with its line: a
+    corrected hand's own events in place of the original's; a voided hand as its start and an
+    empty wall (no money) on the hand's first and last recorded lines, the lines between left
+    blank, so that every later line is the line of the log as recorded (a corrected hand
+    shorter than the recorded one is padded the same way).
 
     After a void, or a correction that kept the recorded rotation although the hand would
     deal otherwise, later ``hand_started`` lines leave the dealer out: the record's dealer
     may not be the one the corrected log's rotation gives, and the money does not depend on
     it (rules.md), so the log replays to the corrected totals.
     """
-    started = ledger.match(match_id).started
-    yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
+    match = ledger.match(match_id)
+    started = match.started
+    yield 1, attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
     free_dealer = False
     for number in range(1, ledger.hands_in(match_id) + 1):
         entry = log.latest(number)
@@ -431,10 +446,14 @@ def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator
             events = [original[0], _empty_wall(original[0])]
         first = events[0]
         assert isinstance(first, HandStarted)
-        yield HandStarted(dealer=None if free_dealer else first.dealer)
-        yield from events[1:]
+        line = first_line(match, log, number)
+        yield line, HandStarted(dealer=None if free_dealer else first.dealer)
         if entry is not None and isinstance(entry.event, HandVoided):
+            yield line + len(original) - 1, events[1]  # the hand's last recorded line
             free_dealer = True
+            continue
+        for offset, event in enumerate(events[1:], 1):
+            yield line + offset, event
 
 
 def _empty_wall(start_event: Event) -> WallExhausted:
@@ -448,43 +467,37 @@ def _empty_wall(start_event: Event) -> WallExhausted:
 
 
 def export_with_corrections(ledger: Ledger, match_id: str) -> str:
-    """The match as recorded, each hand followed by its ``hand_corrected``/``hand_voided``
-    extension lines (docs/store.md): the whole record, for an audit. ``replay`` refuses these
-    extension lines; the plain ``export`` is the log that replays."""
+    """The match as recorded, line for line, followed by its ``hand_corrected`` and
+    ``hand_voided`` extension lines (docs/store.md) in the order they were made: the whole
+    record, for an audit, with every line where the recorded log has it. ``replay`` refuses
+    these extension lines; the plain ``export`` is the log that replays."""
     log = correction_log(ledger, match_id)
-    out: list[str] = []
-    events = ledger.export_events(match_id, corrected=False)
-    number = 0
-    for event in events:
-        if isinstance(event, HandStarted) and number and log is not None:
-            out.extend(_extension_lines(ledger, log, number))
-        if isinstance(event, HandStarted):
-            number += 1
-        out.append(dumps_event(event))
-    if log is not None and number:
-        out.extend(_extension_lines(ledger, log, number))
+    out = [dumps_event(e) for e in ledger.export_events(match_id, corrected=False)]
+    if log is not None:
+        out.extend(_extension_line(ledger, c) for c in log.entries)
     return "".join(line + "\n" for line in out)
 
 
-def _extension_lines(ledger: Ledger, log: CorrectionLog, number: int) -> list[str]:
+def _extension_line(ledger: Ledger, c: Correction) -> str:
+    """One correction as its extension line: the hand, when, who, why, and the hand's net
+    before and after it (a void's: nobody pays)."""
     import json
 
-    lines = []
-    for c in log.of(number):
-        data: dict[str, Any] = {
-            "type": c.event.TYPE,
-            "number": number,
-            "recorded_at": c.when,
-            "by": c.event.by,
-            "reason": c.event.reason,
-            "original_net": c.event.original_net,
-        }
-        if isinstance(c.event, HandCorrected):
-            data["net"] = c.event.net
-            data["keep_later_hands"] = c.event.keep_later_hands
-            data["events"] = [event_to_json(e) for e in corrected_events(ledger, c.event)]
-        lines.append(json.dumps(data, ensure_ascii=False))
-    return lines
+    data: dict[str, Any] = {
+        "type": c.event.TYPE,
+        "number": c.number,
+        "recorded_at": c.when,
+        "by": c.event.by,
+        "reason": c.event.reason,
+        "original_net": c.event.original_net,
+    }
+    if isinstance(c.event, HandCorrected):
+        data["net"] = c.event.net
+        data["keep_later_hands"] = c.event.keep_later_hands
+        data["events"] = [event_to_json(e) for e in corrected_events(ledger, c.event)]
+    else:
+        data["net"] = dict.fromkeys(c.event.original_net, 0)
+    return json.dumps(data, ensure_ascii=False)
 
 
 __all__ = [

@@ -214,6 +214,23 @@ class LedgerRecorder(PostgresApplicationRecorder):
         return ids
 
 
+def require_store(store: PostgresStore) -> None:
+    """Refuse a store that is not there (no events table in its schema), as a reading command
+    refuses a missing SQLite file: reading never creates a schema, and a mistyped
+    ``?schema=`` would otherwise show an empty store."""
+    table = f'"{store.schema.replace(chr(34), chr(34) * 2)}".{EVENTS_TABLE}'
+    try:
+        with psycopg.connect(**store.conninfo(), connect_timeout=store.timeout) as conn:
+            row = conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()
+    except psycopg.Error as error:
+        raise open_failure(store, error) from None
+    if row is None or row[0] is None:
+        raise StoreError(
+            f"no store at {store} (no mjledger tables in schema {store.schema!r}; "
+            "record a log first, or check ?schema=)"
+        )
+
+
 @contextmanager
 def first_open(datastore: PostgresDatastore) -> Iterator[None]:
     """Create the schema (when missing) and hold the database's first-open lock meanwhile:
