@@ -19,7 +19,7 @@ def test_choice_lists_are_sorted(tmp_path: Path) -> None:
     assert "must be one of 3, 4, 5, 6, not 7" in err
     result = CliRunner().invoke(main, ["simulate", "--ruleset", "mahjong"])
     assert result.exit_code == 2
-    assert "'hongkong', 'sichuan'" in result.stderr
+    assert '"hongkong", "sichuan"' in result.stderr
     result = CliRunner().invoke(main, ["explain", "x.jsonl", "--lang", "de"])
     assert result.exit_code == 2
     assert "'en', 'es', 'fr', 'it', 'pt', 'zh'" in result.stderr

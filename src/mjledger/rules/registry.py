@@ -80,7 +80,7 @@ def find_ruleset(name: str) -> BaseRuleset:
     _ensure_loaded()
     ruleset = _registry.get(name)
     if ruleset is None:
-        known = ", ".join(f'"{n}"' for n in _registry)
+        known = ", ".join(f'"{n}"' for n in sorted(_registry))
         raise UnknownRulesetError(f"unknown ruleset {name!r} (known: {known})")
     return ruleset
 
