@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from mjledger._text import plural
-from mjledger.cli.exits import EXIT_FINDINGS
+from mjledger.cli.exits import EXIT_FINDINGS, json_option
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
 from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
@@ -24,7 +24,7 @@ from mjledger.store.signing import keygen, load_verifier
 @click.command("audit")
 @store_option
 @click.option("--match", "matches", multiple=True, help="Audit only this match (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option(help="Print the findings as JSON.")
 @key_option(
     "--public-key",
     "Verify every signature with this public key (PATH.pub of keygen PATH); an unsigned "

@@ -16,6 +16,7 @@ import click
 
 from mjledger._gc import gc_paused
 from mjledger._text import plural
+from mjledger.cli.exits import json_option
 from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
 from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
@@ -112,7 +113,7 @@ def add_commands(
         "--hand", "hand", type=click.IntRange(min=1), default=None, help="Hand N of a match log."
     )
     @lang_option
-    @click.option("--json", "as_json", is_flag=True, help="The steps as data (one JSON document).")
+    @json_option(help="The steps as data (one JSON document).")
     @store_option
     @refusals
     def explain_command(

@@ -113,7 +113,7 @@ class SqliteRows:
         self.path = path
         self.name = str(path)
         if not path.is_file():
-            raise StoreError(f"no store at {path}")
+            raise StoreError(f"no store at {path}", code="store_unavailable")
         try:
             self.db = _read_only(path)
             self.db.execute("SELECT 1 FROM stored_events LIMIT 1").fetchall()

@@ -95,17 +95,20 @@ def check_store(path: Path, *, writing: bool, create: bool | None = None) -> Non
     if in_memory(text):
         raise StoreError(
             f"--store {text!r} is not a file: an in-memory or URI store keeps nothing; "
-            "give the path of a file"
+            "give the path of a file",
+            code="bad_parameter",
         )
     cause = _cannot_open(path, writing=writing)
     if cause is not None:
-        raise StoreError(cause)
+        raise StoreError(cause, code="store_unavailable")
     if create is None:
         create = writing  # a writer may create the store unless told it must be there
     if not path.exists():
         if create:
             return
-        raise StoreError(f"no store at {path} (record a log first, or pass --store)")
+        raise StoreError(
+            f"no store at {path} (record a log first, or pass --store)", code="store_unavailable"
+        )
     with path.open("rb") as f:
         header = f.read(len(SQLITE_HEADER))
     if not header:
@@ -133,11 +136,11 @@ def database_problem(path: Path, exc: BaseException, *, writing: bool) -> StoreE
     """A database error as one line naming the file and, where it can be found, the cause."""
     cause = _cannot_open(path, writing=writing)
     if cause is not None:
-        return StoreError(cause)
+        return StoreError(cause, code="store_unavailable")
     detail = one_line(str(exc) or type(exc).__name__, 120)
     if "malformed" in detail or "not a database" in detail or "corrupt" in detail:
         return StoreError(f"the store {path} is damaged: {detail}")
-    return StoreError(f"the store {path} cannot be used: {detail}")
+    return StoreError(f"the store {path} cannot be used: {detail}", code="store_unavailable")
 
 
 def retry_while_locked(action: Callable[[], T], *, seconds: float = 30.0) -> T:

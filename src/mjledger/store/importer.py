@@ -23,6 +23,7 @@ import attrs
 import msgspec
 from attrs import field, frozen
 
+from mjledger._checks import ids_as_stored
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchFold, MatchState, evolve, start, streak_after
@@ -81,7 +82,13 @@ def in_match_form(event: HandStarted) -> HandStarted:
 
 def stand_alone_start(state: MatchState, hand: HandState, *, rules: bool = True) -> HandStarted:
     """The hand's first stored event: the whole context, so its stream replays on its own
-    (without ``rules``: all but the house rules, the same for every hand of the match)."""
+    (without ``rules``: all but the house rules, the same for every hand of the match). Its
+    ids are the match's, as stored: kept, whenever they were recorded."""
+    with ids_as_stored():
+        return _stand_alone_start(state, hand, rules=rules)
+
+
+def _stand_alone_start(state: MatchState, hand: HandState, *, rules: bool) -> HandStarted:
     return HandStarted(
         dealer=hand.dealer,
         ruleset=state.ruleset,  # type: ignore[arg-type]
@@ -385,7 +392,8 @@ def check_events(source: EventSource) -> CheckedLog:
         if not isinstance(first, MatchStarted):
             raise StoreError(
                 "record takes a match log (first line match_started); "
-                "a stand-alone hand can be replayed but not recorded"
+                "a stand-alone hand can be replayed but not recorded",
+                code="wrong_event_type",
             )
         first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
         assigned = first.match is None

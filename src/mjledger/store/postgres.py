@@ -173,7 +173,8 @@ class LedgerRecorder(PostgresApplicationRecorder):
     ) -> Sequence[int] | None:
         if self.datastore.enable_db_functions:
             raise StoreError(
-                "POSTGRES_ENABLE_DB_FUNCTIONS bypasses the store head: mjledger does not use it"
+                "POSTGRES_ENABLE_DB_FUNCTIONS bypasses the store head: mjledger does not use it",
+                code="store_unavailable",
             )
         stored_events = signed_events(stored_events, self.signer)
         ids: Sequence[int] | None = PostgresApplicationRecorder.insert_events(
