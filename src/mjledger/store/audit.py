@@ -92,6 +92,10 @@ CODES: Final[dict[str, str]] = {
     "signature_invalid": "a signature does not verify with the public key",
     "unsigned_hand": "a hand_closed without a signature (with --public-key)",
     "unsigned_head": "the store head without a signature (with --public-key)",
+    "head_rolled_back": "fewer rows than a saved head covers (--since): rows were removed, the "
+    "store rolled back or its newest rows deleted",
+    "head_rewritten": "the first rows are not those a saved head covers (--since): history "
+    "rewritten, or another store's",
 }
 
 _HAND_FIELDS: Final = ("number", "events", "hand_digest")
