@@ -43,7 +43,7 @@ def read_file(path: str) -> bytes:
         with click.open_file(path, "rb") as stream:
             data: bytes = stream.read()
     except OSError as exc:
-        raise MjledgerError(f"cannot read {path}: {exc.strerror}") from None
+        raise MjledgerError(f"cannot read {path}: {exc.strerror}", code="bad_parameter") from None
     return data
 
 
@@ -81,9 +81,13 @@ def parse_target(args: tuple[str, ...]) -> tuple[str, int | None]:
         except ValueError:
             number = 0
         if number < 1:
-            raise MjledgerError(f"hand number must be a positive integer, not {args[1]!r}")
+            raise MjledgerError(
+                f"hand number must be a positive integer, not {args[1]!r}", code="bad_parameter"
+            )
         return args[0], number
-    raise MjledgerError("explain takes LOG, or MATCH N (a stored hand, with --store)")
+    raise MjledgerError(
+        "explain takes LOG, or MATCH N (a stored hand, with --store)", code="bad_parameter"
+    )
 
 
 def store_or_log(args: tuple[str, ...], store: str | None) -> tuple[str, int | None, bool]:
@@ -91,7 +95,9 @@ def store_or_log(args: tuple[str, ...], store: str | None) -> tuple[str, int | N
     target, number = parse_target(args)
     stored = store is not None or number is not None
     if stored and number is None:
-        raise MjledgerError("a stored hand is named by MATCH and N: explain --store S MATCH N")
+        raise MjledgerError(
+            "a stored hand is named by MATCH and N: explain --store S MATCH N", code="bad_parameter"
+        )
     return target, number, stored
 
 
@@ -164,7 +170,9 @@ def add_commands(
         try:
             html_file.write_text(page, encoding="utf-8")
         except OSError as exc:
-            raise MjledgerError(f"cannot write {html_file}: {exc.strerror}") from None
+            raise MjledgerError(
+                f"cannot write {html_file}: {exc.strerror}", code="bad_parameter"
+            ) from None
         click.echo(f"report: {plural(len(data.hands), 'hand')} written to {html_file}")
 
     @group.command("correct")

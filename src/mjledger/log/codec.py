@@ -29,7 +29,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from mjledger._text import escaped, shortened, shown
-from mjledger.errors import FormatError, LogError
+from mjledger.errors import FormatError, LogError, UnknownRulesetError
 from mjledger.log.events import (
     EVENT_CLASSES,
     EVENT_TYPES,
@@ -97,7 +97,10 @@ def check_ruleset_name(value: object) -> str:
     names = ruleset_names()
     if type(value) is not str or value not in names:
         shown = ", ".join(json.dumps(n) for n in names)
-        raise FormatError(f"expected one of {shown}, not {_describe(value)}")
+        problem = f"expected one of {shown}, not {_describe(value)}"
+        if type(value) is str:  # a name, but no rule set's
+            raise UnknownRulesetError(problem)
+        raise FormatError(problem)
     return value
 
 

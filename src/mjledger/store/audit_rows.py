@@ -148,7 +148,7 @@ class SqliteRows:
         self.views_status = "compared"
 
     def failure(self, error: BaseException) -> StoreError:
-        return StoreError(f"cannot read the store {self.path}: {error}")
+        return StoreError(f"cannot read the store {self.path}: {error}", code="store_unavailable")
 
     def last_notification(self) -> int:
         found: int | None = self.db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]

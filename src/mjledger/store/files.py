@@ -114,22 +114,33 @@ def check_store(path: Path, *, writing: bool, create: bool | None = None) -> Non
     if not header:
         if writing:
             return  # an empty file: a new store (as `touch` or mktemp leave it)
-        raise StoreError(f"{path} is empty: not a mjledger store (record a log into it first)")
+        raise StoreError(
+            f"{path} is empty: not a mjledger store (record a log into it first)",
+            code="store_damaged",
+        )
     if header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a mjledger store (not an SQLite database)")
+        raise StoreError(
+            f"{path} is not a mjledger store (not an SQLite database)", code="store_damaged"
+        )
     try:
         tables = _tables(path)
     except sqlite3.Error as exc:
-        raise StoreError(f"the store {path} is damaged: {exc}") from None
+        raise StoreError(f"the store {path} is damaged: {exc}", code="store_damaged") from None
     if STORE_TABLE in tables:
         return
     if not tables:  # a database with nothing in it yet (another writer may be creating it)
         if writing:
             return
-        raise StoreError(f"{path} is empty: not a mjledger store (record a log into it first)")
+        raise StoreError(
+            f"{path} is empty: not a mjledger store (record a log into it first)",
+            code="store_damaged",
+        )
     if VIEWS_TABLE in tables:
-        raise StoreError(f"{path} is a views file (read models), not a store")
-    raise StoreError(f"{path} is not a mjledger store (an SQLite database without its tables)")
+        raise StoreError(f"{path} is a views file (read models), not a store", code="store_damaged")
+    raise StoreError(
+        f"{path} is not a mjledger store (an SQLite database without its tables)",
+        code="store_damaged",
+    )
 
 
 def database_problem(path: Path, exc: BaseException, *, writing: bool) -> StoreError:
@@ -139,7 +150,7 @@ def database_problem(path: Path, exc: BaseException, *, writing: bool) -> StoreE
         return StoreError(cause, code="store_unavailable")
     detail = one_line(str(exc) or type(exc).__name__, 120)
     if "malformed" in detail or "not a database" in detail or "corrupt" in detail:
-        return StoreError(f"the store {path} is damaged: {detail}")
+        return StoreError(f"the store {path} is damaged: {detail}", code="store_damaged")
     return StoreError(f"the store {path} cannot be used: {detail}", code="store_unavailable")
 
 

@@ -382,9 +382,7 @@ def check_log_stream(stream: BinaryIO, block: int = BLOCK) -> CheckedLog:
     return check_events(source)
 
 
-def _refuse_stand_alone(
-    line: int, first: Event, numbered: Iterator[tuple[int, Event]]
-) -> NoReturn:
+def _refuse_stand_alone(line: int, first: Event, numbered: Iterator[tuple[int, Event]]) -> NoReturn:
     """A log that is not a match's is not recorded; but a log ``replay`` refuses is refused
     with replay's own error first, so that both say the same of it (docs/cli.md)."""
     fold = MatchFold(start(first, line))

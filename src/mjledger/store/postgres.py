@@ -192,7 +192,7 @@ class LedgerRecorder(PostgresApplicationRecorder):
         curs.execute(sql.SQL(SELECT_HEAD.replace(HEAD_TABLE, "{}", 1)).format(self.head_table))
         head = curs.fetchone()
         if head is None:
-            raise StoreError(HEAD_ROW_MISSING)
+            raise StoreError(HEAD_ROW_MISSING, code="store_damaged")
         rows, digest, signature = next_head(
             head["rows"], head["digest"], stored_events, self.signer
         )

@@ -107,7 +107,10 @@ class PostgresRows:
 
     def failure(self, error: BaseException) -> StoreError:
         reason = " ".join(str(error).split())
-        return StoreError(f"cannot read the store {self.store}: {self.store.scrub(reason)}")
+        return StoreError(
+            f"cannot read the store {self.store}: {self.store.scrub(reason)}",
+            code="store_unavailable",
+        )
 
     # --- helpers ------------------------------------------------------------------------------
 

@@ -335,7 +335,8 @@ class RecordMapper(Mapper[UUID]):
         except Exception as exc:
             raise StoreError(
                 f"stored event {stored_event.originator_id} v{stored_event.originator_version} "
-                f"({stored_event.topic}) cannot be read: {exc}"
+                f"({stored_event.topic}) cannot be read: {exc}",
+                code="store_damaged",
             ) from exc
         return self._recorded(stored_event, event, recorded_at, digest)
 

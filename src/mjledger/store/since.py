@@ -76,16 +76,21 @@ def read_saved_head(path: str | Path) -> SavedHead:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or "not UTF-8 text"
-        raise MjledgerError(f"cannot read the saved head {path}: {why}") from None
+        raise MjledgerError(
+            f"cannot read the saved head {path}: {why}", code="bad_parameter"
+        ) from None
     try:
         data = json.loads(text)
     except ValueError:
         raise MjledgerError(
-            f"the saved head {path} is not JSON (save what audit --head --json prints)"
+            f"the saved head {path} is not JSON (save what audit --head --json prints)",
+            code="bad_parameter",
         ) from None
     problem = _head_problem(data)
     if problem is not None:
-        raise MjledgerError(f"the saved head {path} is not audit --head --json's: {problem}")
+        raise MjledgerError(
+            f"the saved head {path} is not audit --head --json's: {problem}", code="bad_parameter"
+        )
     stored = data.get("stored")
     kept = None if stored is None else (stored["rows"], stored["head"])
     return SavedHead(data["rows"], data["head"], kept, data.get("signature"))
