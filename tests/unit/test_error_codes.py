@@ -23,8 +23,10 @@ from click.testing import CliRunner
 import mjledger
 from mjledger import Discarded, Ledger, MjledgerError, replay
 from mjledger.cli import main
-from mjledger.errors import CODES, LogError
+from mjledger.errors import CODES, FormatError, LogError
 from mjledger.explain.steps import explain_log
+from mjledger.log.codec import decode_line
+from mjledger.log.fast import decode_numbered
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "src" / "mjledger"
@@ -272,3 +274,40 @@ def test_store_refusals_have_their_codes(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert json.loads(result.stdout)["code"] == "store_unavailable"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "x" * 201,
+        *("a" + c + "b" for c in "\x00\x7f\x9f\u2028\u2029\u061c\u200f\u202a\u202e\u2066\u2069"),
+    ],
+)
+@pytest.mark.parametrize("field", ["match", "player", "players", "dealer", "from", "liable"])
+def test_an_id_is_refused_alike_by_the_fast_and_the_strict_decoder(bad: str, field: str) -> None:
+    """log-format.md's ids, on every decoding path: the same first error (of its line)."""
+    line = {
+        "match": {
+            "type": "match_started",
+            "ruleset": "sichuan",
+            "players": list("abcd"),
+            "match": bad,
+        },
+        "players": {"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", bad]},
+        "player": {"type": "discarded", "player": bad},
+        "dealer": {"type": "hand_started", "dealer": bad},
+        "from": {"type": "won_on_discard", "player": "a", "from": bad, "fan": 1},
+        "liable": {"type": "self_drawn", "player": "a", "fan": 1, "liable": bad},
+    }[field]
+    data = json.dumps(line, ensure_ascii=False).encode()
+    with pytest.raises(FormatError) as strict:
+        decode_line(data.decode(), 4)
+    with pytest.raises(FormatError) as fast:
+        list(decode_numbered([4], [data]))
+    assert str(fast.value) == str(strict.value)
+    assert (strict.value.line, strict.value.code) == (4, "bad_format")
+    assert "200" in str(strict.value) or "U+" in str(strict.value)
+    ok = json.dumps(line, ensure_ascii=False).replace(
+        json.dumps(bad, ensure_ascii=False)[1:-1], "z" * 200
+    )
+    assert [e for _, e in decode_numbered([1], [ok.encode()])] == [decode_line(ok)]

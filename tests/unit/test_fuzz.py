@@ -100,6 +100,13 @@ def _mutate(data: bytes, op: str, a: int, b: int, size: int) -> bytes:
     return b"\n".join(lines)
 
 
+def _mutated(seed: bytes, mutations: list[tuple[str, int, int, int]]) -> bytes:
+    data = seed
+    for op, a, b, size in mutations:
+        data = _mutate(data, op, a, b, size)
+    return data
+
+
 OPS = st.sampled_from(
     [
         "flip",
@@ -129,10 +136,7 @@ MUTATION = st.tuples(
 def test_mutated_logs_raise_only_short_errors_naming_a_line(
     seed: bytes, mutations: list[tuple[str, int, int, int]]
 ) -> None:
-    data = seed
-    for op, a, b, size in mutations:
-        data = _mutate(data, op, a, b, size)
-    outcome(data)
+    outcome(_mutated(seed, mutations))
 
 
 @pytest.mark.parametrize("depth", [9, 50, 980, 5000, 200_000])
@@ -207,9 +211,7 @@ def test_every_decoding_path_gives_the_same_events_or_first_error(
 ) -> None:
     """The fast path (msgspec batches, whole or in blocks of any size, bytes or text) and the
     strict codec agree on mutated logs: deep nesting, huge values, odd keys, a BOM."""
-    data = seed
-    for op, a, b, size in mutations:
-        data = _mutate(data, op, a, b, size)
+    data = _mutated(seed, mutations)
     strict = _first_error(lambda: read_log_bytes(data))
     assert _first_error(lambda: read_events(data)) == strict
     chunks = [data[i : i + block] for i in range(0, len(data), block)]
@@ -278,13 +280,6 @@ def _cli_refusal(args: list[str]) -> tuple[str, str, int | None] | None:
     document = json.loads(result.stdout)
     assert document["message"] == message
     return message, document["code"], document["line"]
-
-
-def _mutated(seed: bytes, mutations: list[tuple[str, int, int, int]]) -> bytes:
-    data = seed
-    for op, a, b, size in mutations:
-        data = _mutate(data, op, a, b, size)
-    return data
 
 
 def _library_refusals(data: bytes) -> dict[str, tuple[str, str, int | None] | None]:
