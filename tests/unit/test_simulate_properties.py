@@ -106,7 +106,9 @@ def test_the_simulator_never_writes_a_log_the_fold_refuses(
     more = extra.draw(variant_rules(ruleset))
     table = {**more, **rules}
     if table.get("discard_pays") == "half" and table.get("points_per_unit", 1) % 2:
-        table["points_per_unit"] = 2
+        table["points_per_unit"] = 2  # variants.md: "half" needs an even points_per_unit
+    if ruleset == "hongkong" and table.get("min_fan", 3) > table.get("fan_limit", 10):
+        table["min_fan"] = table.get("fan_limit", 10)  # rules.md: min_fan at most fan_limit
     (match,) = simulate(ruleset, hands=hands, seed=seed, rules=table)
     replay(match.text())
 
