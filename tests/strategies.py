@@ -30,9 +30,15 @@ MAX_HONGKONG_HANDS = 15
 
 Line = dict[str, Any]
 
-player_ids = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=6
+# log-format.md's ids: no control character (Cc), line or paragraph separator (Zl, Zp) or
+# bidirectional control.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+id_characters = st.characters(
+    codec="utf-8",
+    exclude_categories=("Cs", "Cc", "Zl", "Zp"),
+    exclude_characters=BIDI_CONTROLS,
 )
+player_ids = st.text(alphabet=id_characters, min_size=1, max_size=6)
 players_st = st.lists(player_ids, min_size=4, max_size=4, unique=True)
 tiles_st = st.sampled_from(TILES)
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 
-from mjledger import __version__, replay
+from mjledger import LogError, __version__, replay
 from mjledger.cli import main
 from tests.conftest import CONTRACT
 from tests.helpers import ANA, BO, CY, DI, discard, hand_start, jsonl, kong, self_drawn, won
@@ -124,17 +124,28 @@ def test_rejected_log_exit_2_one_line_on_stderr_nothing_on_stdout(
 ) -> None:
     """log-format.md Errors: rejected as a whole; "the error names the line number, the event
     type and the problem. The CLI exits with status 2 and prints that message on standard
-    error" — issue 2: one line, nothing on stdout."""
+    error" — issue 2: one line, nothing on stdout; issue 22: with --json, the refusal as one
+    JSON object on stdout (http-api.md, "The same codes in the library and the command
+    line")."""
     log = tmp_path / "bad.jsonl"
     log.write_text(text)
     result = invoke("replay", str(log), *(["--json"] if as_json else []))
     assert result.exit_code == 2
-    assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
     assert f"line {line}" in lines[0]
     if event_type is not None:
         assert event_type in lines[0]
+    if not as_json:
+        assert result.stdout == ""
+        return
+    refusal = json.loads(result.stdout)
+    assert set(refusal) == {"code", "message", "line", "event_type"}
+    assert refusal["message"] == lines[0].removeprefix("mjledger: ")
+    with pytest.raises(LogError) as caught:
+        replay(text)
+    assert refusal["code"] == caught.value.code
+    assert (refusal["line"], refusal["event_type"]) == (line, caught.value.event_type)
 
 
 def test_rejected_log_names_the_problem() -> None:
@@ -158,7 +169,7 @@ def test_lone_surrogate_escape_is_a_rejected_line_not_a_crash() -> None:
     text = jsonl(head + '"dealer": "b"}', self_drawn("b", 3))
     for proc in (run_process(COMMANDS[1], "replay", "-", "--json", stdin=text.encode()),):
         assert proc.returncode == 2, proc.stderr
-        assert proc.stdout == b""
+        assert json.loads(proc.stdout)["code"] == "bad_json"  # --json: the refusal as data
         assert proc.stderr.decode().count("\n") == 1
         assert b"line 1" in proc.stderr
     paired = text.replace("\\ud800", "\\ud83c\\udc04")  # a valid pair: U+1F004 (red dragon tile)
@@ -192,7 +203,7 @@ def test_process_rejected_log(command: list[str]) -> None:
         pytest.skip("console script not installed next to this interpreter")
     proc = run_process(command, "replay", "-", "--json", stdin=BAD.encode())
     assert proc.returncode == 2
-    assert proc.stdout == b""
+    assert json.loads(proc.stdout)["code"] == "not_at_table"
     assert len(proc.stderr.decode().splitlines()) == 1
     assert b"line 3" in proc.stderr
     assert b"won_on_discard" in proc.stderr

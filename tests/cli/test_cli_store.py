@@ -67,10 +67,14 @@ def ok(*args: str | Path, cwd: Path, stdin: str | None = None) -> str:
 def refused(*args: str | Path, cwd: Path, stdin: str | None = None) -> str:
     done = mj(*args, cwd=cwd, stdin=stdin)
     assert done.returncode == 2, (done.stdout, done.stderr)
-    assert done.stdout == b""
     err = done.stderr.decode("utf-8")
     assert err.endswith("\n")
     assert err.count("\n") == 1, err  # one line, no traceback
+    if "--json" in args:  # the refusal as data too (issue 22)
+        refusal = json.loads(done.stdout)
+        assert refusal["message"] == err.removeprefix("mjledger: ").rstrip("\n")
+    else:
+        assert done.stdout == b""
     return err
 
 

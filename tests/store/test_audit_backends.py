@@ -62,7 +62,12 @@ def test_an_unreachable_postgresql_store_is_status_2_in_one_line(
         for args in ((), ("--head",), ("--json",)):
             result = CliRunner().invoke(main, ["audit", "--store", url, *args])
             assert result.exit_code == 2, result.output
-            assert result.stdout == ""
+            if "--json" in args:  # the refusal as data (issue 22), the password masked too
+                refusal = json.loads(result.stdout)
+                assert refusal["code"] == "store_unavailable"
+                assert PASSWORD not in result.stdout
+            else:
+                assert result.stdout == ""
             assert result.stderr.count("\n") == 1, result.stderr
             assert result.stderr.startswith("mjledger: cannot open the store postgresql://")
             assert ":***@" in result.stderr

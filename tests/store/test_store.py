@@ -27,6 +27,7 @@ from mjledger import (
     dumps_event,
     replay,
 )
+from mjledger._checks import ids_as_stored
 from mjledger.fold.replay import hand_to_json
 from mjledger.log.events import HandStarted, PlayerAtWallEnd
 from mjledger.rules import find_ruleset
@@ -871,17 +872,55 @@ def test_a_stream_read_early_is_not_re_folded_from_its_first_read(
     assert decoded == []
 
 
-def test_a_refused_event_has_no_line_and_names_its_export_line(ledger: Ledger) -> None:
+def test_a_refused_event_names_its_export_line_and_hand(ledger: Ledger) -> None:
     match = ledger.start_match("sichuan", ["ana", "bo", "cy", "di"])
     number = ledger.start_hand(match)  # export: line 1 match_started, line 2 hand_started
     ledger.record(match, number, WonOnDiscard(player="cy", from_="bo", fan=1))  # line 3
     with pytest.raises(RuleError) as caught:
         ledger.record(match, number, Discarded(player="cy"))  # would be line 4
-    # handed over outside a log: no line (docs/library.md), the export line in the problem
-    assert caught.value.line is None
-    assert str(caught.value).startswith("discarded: player 'cy' has already won")
-    assert str(caught.value).endswith("(hand 1, line 4 of the match's export)")
+    # handed over outside a log: its line in the match's export, as data and in the message
+    # (docs/library.md), the problem itself without it
+    error = caught.value
+    assert (error.line, error.hand, error.event_type) == (4, 1, "discarded")
+    assert error.code == "already_won"
+    assert error.problem == "player 'cy' has already won and takes no further part in the hand"
+    assert str(error) == (
+        "discarded: player 'cy' has already won and takes no further part in the hand "
+        "(hand 1, line 4 of the match's export)"
+    )
     assert ledger.hand(match, number).version == 2
+
+
+def test_a_hand_started_while_one_is_in_play_is_hand_in_play(ledger: Ledger) -> None:
+    match = ledger.start_match("sichuan", ["ana", "bo", "cy", "di"])
+    ledger.start_hand(match)
+    with pytest.raises(StoreError) as caught:
+        ledger.start_hand(match)
+    assert caught.value.code == "hand_in_play"
+    assert "still in progress" in str(caught.value)
+    with pytest.raises(StoreError) as missing:
+        ledger.hand(match, 7)
+    assert missing.value.code == "no_hand"
+    with pytest.raises(StoreError) as unknown:
+        ledger.match("nobody")
+    assert unknown.value.code == "no_match"
+    with pytest.raises(StoreError) as twice:
+        ledger.start_match("sichuan", ["ana", "bo", "cy", "di"], match_id=match)
+    assert twice.value.code == "match_exists"
+
+
+@pytest.mark.parametrize(
+    "match_id",
+    ["x" * 201, "a\nb", "a\u202eb", "a\u2028b", "a\x85b", "a\u2066b"],
+)
+def test_start_match_refuses_an_id_the_log_format_refuses(ledger: Ledger, match_id: str) -> None:
+    with pytest.raises(FormatError) as caught:
+        ledger.start_match("sichuan", ["ana", "bo", "cy", "di"], match_id=match_id)
+    assert caught.value.code == "bad_format"
+    assert not ledger.has_match(match_id)
+    with pytest.raises(FormatError):
+        ledger.start_match("sichuan", ["ana", "bo", "cy", match_id])
+    ledger.start_match("sichuan", ["ana", "bo", "cy", "di"], match_id="x" * 200)
 
 
 def test_record_log_reports_progress_per_transaction(ledger: Ledger) -> None:
@@ -890,3 +929,19 @@ def test_record_log_reports_progress_per_transaction(ledger: Ledger) -> None:
     result = ledger.record_log(text, progress=lambda done, total: seen.append((done, total)))
     # the match's start, then one transaction per hand
     assert seen == [(n, result.hands + 1) for n in range(1, result.hands + 2)]
+
+
+def test_a_store_written_before_ids_were_bounded_keeps_them(ledger: Ledger) -> None:
+    """log-format.md: a store written before the rule keeps its ids, shows and exports them as
+    stored; a log holding such an id is refused like any other."""
+    legacy = "t\u202e1\n" + "x" * 300
+    with ids_as_stored():  # as a store written before the bound holds it
+        ledger.start_match("sichuan", ["ana", "bo", "cy", "di\u2028"], match_id=legacy)
+    number = ledger.start_hand(legacy)
+    ledger.record(legacy, number, SelfDrawn(player="ana", fan=1))
+    assert ledger.match(legacy).started.players[3] == "di\u2028"
+    exported = "".join(dumps_event(e) + "\n" for e in ledger.export_events(legacy))
+    assert json.loads(exported.split("\n")[0])["match"] == legacy
+    with pytest.raises(FormatError) as caught:
+        replay(exported)
+    assert (caught.value.line, caught.value.code) == (1, "bad_format")

@@ -13,10 +13,14 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given
+from click.testing import CliRunner
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mjledger import FormatError, LogError, MjledgerError, parse_log, replay, replay_bytes
+from mjledger import FormatError, Ledger, LogError, MjledgerError, parse_log, replay, replay_bytes
+from mjledger.cli import main
+from mjledger.errors import CODES
+from mjledger.explain.steps import explain_log
 from mjledger.log.codec import MAX_DEPTH, decode_line, read_log_bytes
 from mjledger.log.reader import iter_log, parse_events, read_events
 from tests.conftest import CONTRACT, EXAMPLES
@@ -96,6 +100,13 @@ def _mutate(data: bytes, op: str, a: int, b: int, size: int) -> bytes:
     return b"\n".join(lines)
 
 
+def _mutated(seed: bytes, mutations: list[tuple[str, int, int, int]]) -> bytes:
+    data = seed
+    for op, a, b, size in mutations:
+        data = _mutate(data, op, a, b, size)
+    return data
+
+
 OPS = st.sampled_from(
     [
         "flip",
@@ -125,10 +136,7 @@ MUTATION = st.tuples(
 def test_mutated_logs_raise_only_short_errors_naming_a_line(
     seed: bytes, mutations: list[tuple[str, int, int, int]]
 ) -> None:
-    data = seed
-    for op, a, b, size in mutations:
-        data = _mutate(data, op, a, b, size)
-    outcome(data)
+    outcome(_mutated(seed, mutations))
 
 
 @pytest.mark.parametrize("depth", [9, 50, 980, 5000, 200_000])
@@ -203,9 +211,7 @@ def test_every_decoding_path_gives_the_same_events_or_first_error(
 ) -> None:
     """The fast path (msgspec batches, whole or in blocks of any size, bytes or text) and the
     strict codec agree on mutated logs: deep nesting, huge values, odd keys, a BOM."""
-    data = seed
-    for op, a, b, size in mutations:
-        data = _mutate(data, op, a, b, size)
+    data = _mutated(seed, mutations)
     strict = _first_error(lambda: read_log_bytes(data))
     assert _first_error(lambda: read_events(data)) == strict
     chunks = [data[i : i + block] for i in range(0, len(data), block)]
@@ -244,3 +250,94 @@ def test_nesting_is_refused_alike_on_every_path(depth: int, line: str, outside: 
     assert _first_error(lambda: parse_events(data.decode())) == strict
     nested_error = isinstance(strict, tuple) and "nested more than" in str(strict[1])
     assert nested_error == (depth > MAX_DEPTH), strict
+
+
+def _refusal(action: Callable[[], object]) -> tuple[str, str, int | None] | None:
+    """A path's refusal as a user sees it: its message, its code and its line (None when the
+    path accepts the log). Anything but an ``MjledgerError`` fails the test: an internal
+    error on input."""
+    try:
+        action()
+    except MjledgerError as exc:
+        return str(exc), exc.code, exc.line
+    return None
+
+
+def _record_text(text: str) -> None:
+    with Ledger(persistence="memory") as ledger:
+        ledger.record_log(text)
+
+
+def _cli_refusal(args: list[str]) -> tuple[str, str, int | None] | None:
+    """The command's refusal: its one line on standard error, and the code and line of the
+    JSON it prints on standard output with ``--json`` (status 2, never 70)."""
+    result = CliRunner().invoke(main, [*args, "--json"])
+    if result.exit_code == 0:
+        return None
+    assert result.exit_code == 2, (args, result.output)
+    assert result.stderr.count("\n") == 1, result.stderr
+    message = result.stderr.removeprefix("mjledger: ").rstrip("\n")
+    document = json.loads(result.stdout)
+    assert document["message"] == message
+    return message, document["code"], document["line"]
+
+
+def _library_refusals(data: bytes) -> dict[str, tuple[str, str, int | None] | None]:
+    """Every library path's answer to a log: replay (bytes, text), record, explain."""
+    answers = {"replay_bytes": _refusal(lambda: replay_bytes(data))}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return answers  # the text paths need text; the bytes path names the line
+    answers["replay"] = _refusal(lambda: replay(text))
+    answers["record"] = _refusal(lambda: _record_text(text))
+    answers["explain"] = _refusal(lambda: explain_log(text))
+    return answers
+
+
+def _one_refusal(answers: dict[str, tuple[str, str, int | None] | None]) -> None:
+    """A log replay refuses is refused by every path with one message, code and line; a log
+    replay accepts is not refused for its content (record refuses a stand-alone hand only)."""
+    refusal = answers["replay_bytes"]
+    if refusal is None:
+        for path, answer in answers.items():
+            assert answer is None or answer[1] == "wrong_event_type", (path, answer)
+        return
+    assert refusal[1] in CODES, refusal
+    for path, answer in answers.items():
+        assert answer == refusal, (path, answer, refusal)
+
+
+@given(
+    seed=st.sampled_from(SEEDS),
+    mutations=st.lists(MUTATION, min_size=1, max_size=3),
+)
+def test_every_library_path_refuses_a_mutated_log_with_one_message_and_one_code(
+    seed: bytes, mutations: list[tuple[str, int, int, int]]
+) -> None:
+    """issue 22: replay, record and explain are the same refusal of the same log (docs/cli.md
+    promises record refuses what replay refuses, with replay's message)."""
+    _one_refusal(_library_refusals(_mutated(seed, mutations)))
+
+
+@settings(max_examples=max(10, settings().max_examples // 4))
+@given(
+    seed=st.sampled_from(SEEDS),
+    mutations=st.lists(MUTATION, min_size=1, max_size=3),
+)
+def test_every_command_refuses_a_mutated_log_as_the_library_does(
+    tmp_path_factory: pytest.TempPathFactory,
+    seed: bytes,
+    mutations: list[tuple[str, int, int, int]],
+) -> None:
+    """The command line's replay, record and explain (``--json``: the code on standard
+    output) refuse as the library does: one message, one code, status 2, never 70."""
+    data = _mutated(seed, mutations)
+    where = tmp_path_factory.mktemp("fuzz")
+    log = where / "log.jsonl"
+    log.write_bytes(data)
+    answers = _library_refusals(data)
+    answers["cli replay"] = _cli_refusal(["replay", str(log)])
+    answers["cli record"] = _cli_refusal(["record", str(log), "--store", str(where / "s.sqlite")])
+    answers["cli explain"] = _cli_refusal(["explain", str(log)])
+    _one_refusal(answers)

@@ -229,3 +229,21 @@ def test_chinese_says_hu_for_a_win_and_lists_names_with_commas() -> None:
     assert not [t for t in texts if "平分" in t]
     assert join(["hua", "wei", "jing"], "zh") == "hua、wei、jing"
     assert join(["hua", "wei"], "zh") == "hua、wei"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("digits", [25, 26, 29, 60, 400])
+def test_a_fan_of_any_size_is_explained(lang: str, digits: int) -> None:
+    """issue 22: replay and record accept a fan of any size, so explain does too (Babel's
+    decimal context held 28 digits: a fan of 26 digits was an internal error)."""
+    fan = int("9" * digits)
+    for ruleset, rules in (("hongkong", {"min_fan": 0}), ("sichuan", {})):
+        head = {"type": "match_started", "ruleset": ruleset, "players": ["a", "b", "c", "d"]}
+        lines = [
+            {**head, "rules": rules},
+            {"type": "hand_started"},
+            {"type": "self_drawn", "player": "a", "fan": fan},
+        ]
+        text = render_text(explain_log("\n".join(json.dumps(x) for x in lines)), lang)
+        assert i18n.number(fan, lang) in text
+    assert re.sub(r"\D", "", i18n.number(fan, lang)) == str(fan)

@@ -8,6 +8,7 @@ blood-flow variant included, where winners play on. (The store's property, recor
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -17,7 +18,9 @@ from hypothesis import strategies as st
 from mjledger import replay
 from mjledger.fold.replay import Replay
 from mjledger.sim.run import simulate
+from tests.conftest import DATA
 from tests.sim_facts import asserted_log
+from tests.variant_strategies import variant_rules
 
 RULES: dict[str, list[dict[str, Any]]] = {
     "sichuan": [
@@ -71,3 +74,48 @@ def test_facts_derived_from_tiles_and_asserted_settle_identically(text: str) -> 
     from_facts = replay(asserted)
     assert money(from_facts) == money(from_tiles)
     assert from_facts.totals() == from_tiles.totals()
+
+
+def _sheet_rules() -> list[tuple[str, dict[str, Any]]]:
+    """The house rules of every variant sheet (tests/data/variants: one log per variant of
+    variants.md), as its first line gives them."""
+    sheets = []
+    for path in sorted((DATA / "variants").glob("*.jsonl")):
+        first = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+        rules = {k: v for k, v in (first.get("rules") or {}).items() if k != "stakes"}
+        sheets.append((first["ruleset"], rules))
+    return sheets
+
+
+SHEETS = _sheet_rules()
+
+
+@given(
+    sheet=st.sampled_from(SHEETS),
+    extra=st.data(),
+    seed=st.integers(min_value=0, max_value=2**32),
+    hands=st.integers(min_value=1, max_value=6),
+)
+def test_the_simulator_never_writes_a_log_the_fold_refuses(
+    sheet: tuple[str, dict[str, Any]], extra: st.DataObject, seed: int, hands: int
+) -> None:
+    """issue 22: over many seeds, under every variant sheet's rules (and any other variants
+    of its rule set on top), every simulated log replays; the simulator plays only what the
+    rules allow (blood flow once built a win on waits a kong had taken away)."""
+    ruleset, rules = sheet
+    more = extra.draw(variant_rules(ruleset))
+    table = {**more, **rules}
+    if table.get("discard_pays") == "half" and table.get("points_per_unit", 1) % 2:
+        table["points_per_unit"] = 2  # variants.md: "half" needs an even points_per_unit
+    if ruleset == "hongkong" and table.get("min_fan", 3) > table.get("fan_limit", 10):
+        table["min_fan"] = table.get("fan_limit", 10)  # rules.md: min_fan at most fan_limit
+    (match,) = simulate(ruleset, hands=hands, seed=seed, rules=table)
+    replay(match.text())
+
+
+def test_blood_flow_after_a_kong_on_a_replacement_win_plays_a_legal_match() -> None:
+    """The match that died before (seed 67: a win on a kong's replacement tile left the
+    winner waiting on the tiles of the hand before the kong) now replays."""
+    (match,) = simulate("sichuan", hands=30, seed=67, rules={"blood_flow": True})
+    result = replay(match.text())
+    assert len(result.hands) == 30

@@ -15,25 +15,33 @@ import click
 from rich.text import Text
 
 from mjledger._text import plural
-from mjledger.cli.exits import EXIT_FINDINGS
+from mjledger.cli.exits import EXIT_FINDINGS, json_option
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
 from mjledger.cli.render import inert
 from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
 from mjledger.store.location import PostgresStore, store_location
 from mjledger.store.signing import keygen, load_verifier
+from mjledger.store.since import Consistency, read_saved_head, since
 
 
 @click.command("audit")
 @store_option
 @click.option("--match", "matches", multiple=True, help="Audit only this match (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@json_option(help="Print the findings as JSON.")
 @key_option(
     "--public-key",
     "Verify every signature with this public key (PATH.pub of keygen PATH); an unsigned "
     "hand or head is then a finding.",
 )
 @click.option("--head", "head_only", is_flag=True, help="Print the store's head digest and stop.")
+@click.option(
+    "--since",
+    "since_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A head saved from audit --head --json: prove the store extends it (a rollback or a "
+    "rewrite is a finding).",
+)
 @refusals
 def audit_command(
     store: str | None,
@@ -41,12 +49,14 @@ def audit_command(
     as_json: bool,
     public_key: Path | None,
     head_only: bool,
+    since_file: Path | None,
 ) -> None:
     """Re-derive everything in the store and report what does not agree (exit 1 if anything)."""
     require_existing(store)
     if head_only:
         _print_head(store, as_json)
         return
+    saved = read_saved_head(since_file) if since_file is not None else None
     verifier = load_verifier(public_key) if public_key is not None else None
     with phases() as step:
         step("auditing", 0, None)
@@ -57,11 +67,17 @@ def audit_command(
             progress=lambda done, total: step("auditing", done, total),
         )
         findings = tuple(auditor.run())
+        consistency = None if saved is None else since(store, saved, verifier)
+    if consistency is not None:
+        findings += consistency.findings
     report = AuditReport(findings, auditor.summary)
     if as_json:
-        print_json(report.to_json())
+        document = report.to_json()
+        if consistency is not None:
+            document["since"] = consistency.to_json()
+        print_json(document)
     else:
-        _render(report, Console())
+        _render(report, Console(), consistency)
     if findings:
         sys.exit(EXIT_FINDINGS)
 
@@ -106,7 +122,7 @@ def _print_head(store: str | None, as_json: bool) -> None:
         sys.exit(EXIT_FINDINGS)
 
 
-def _render(report: AuditReport, console: Console) -> None:
+def _render(report: AuditReport, console: Console, consistency: Consistency | None) -> None:
     s = report.summary
     heading = inert(f"audit of {s.store}", style="bold")
     console.print(
@@ -120,6 +136,8 @@ def _render(report: AuditReport, console: Console) -> None:
     checked = "verified" if s.signatures_checked else "not verified (no --public-key)"
     console.print(f"signatures: {plural(s.signed_hands, 'hand')} signed; {checked}")
     console.print(f"read models: {s.views}")
+    if consistency is not None:
+        console.print(_since_line(consistency), soft_wrap=True)
     if report.clean:
         console.print(inert("no findings", style="green"))
         return
@@ -131,6 +149,15 @@ def _render(report: AuditReport, console: Console) -> None:
     console.print(
         inert(plural(len(report.findings), "finding"), style="red").append(f": {summary}")
     )
+
+
+def _since_line(consistency: Consistency) -> Text:
+    saved = consistency.saved
+    head = f"since the saved head ({plural(saved.rows, 'row')}): "
+    if not consistency.consistent:
+        return Text(head).append("not extended", style="red")
+    added = consistency.rows - saved.rows
+    return Text(f"{head}extended by {plural(added, 'row')}, the same rows in the same order")
 
 
 def _line(finding: Finding) -> Text:

@@ -16,6 +16,7 @@ import click
 
 from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
+from mjledger.cli.exits import json_option
 from mjledger.cli.outputs import check_output, force_option, store_files, write_output
 from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
@@ -43,7 +44,7 @@ def read_file(path: str) -> bytes:
         with click.open_file(path, "rb") as stream:
             data: bytes = stream.read()
     except OSError as exc:
-        raise MjledgerError(f"cannot read {path}: {exc.strerror}") from None
+        raise MjledgerError(f"cannot read {path}: {exc.strerror}", code="bad_parameter") from None
     return data
 
 
@@ -81,9 +82,13 @@ def parse_target(args: tuple[str, ...]) -> tuple[str, int | None]:
         except ValueError:
             number = 0
         if number < 1:
-            raise MjledgerError(f"hand number must be a positive integer, not {args[1]!r}")
+            raise MjledgerError(
+                f"hand number must be a positive integer, not {args[1]!r}", code="bad_parameter"
+            )
         return args[0], number
-    raise MjledgerError("explain takes LOG, or MATCH N (a stored hand, with --store)")
+    raise MjledgerError(
+        "explain takes LOG, or MATCH N (a stored hand, with --store)", code="bad_parameter"
+    )
 
 
 def store_or_log(args: tuple[str, ...], store: str | None) -> tuple[str, int | None, bool]:
@@ -91,7 +96,9 @@ def store_or_log(args: tuple[str, ...], store: str | None) -> tuple[str, int | N
     target, number = parse_target(args)
     stored = store is not None or number is not None
     if stored and number is None:
-        raise MjledgerError("a stored hand is named by MATCH and N: explain --store S MATCH N")
+        raise MjledgerError(
+            "a stored hand is named by MATCH and N: explain --store S MATCH N", code="bad_parameter"
+        )
     return target, number, stored
 
 
@@ -113,7 +120,7 @@ def add_commands(
         "--hand", "hand", type=click.IntRange(min=1), default=None, help="Hand N of a match log."
     )
     @lang_option
-    @click.option("--json", "as_json", is_flag=True, help="The steps as data (one JSON document).")
+    @json_option(help="The steps as data (one JSON document).")
     @store_option
     @refusals
     def explain_command(

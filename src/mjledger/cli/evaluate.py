@@ -15,6 +15,7 @@ import click
 
 from mjledger._text import plural
 from mjledger.cli.exits import TerminalConsole as Console
+from mjledger.cli.exits import json_option
 from mjledger.cli.render import Table
 from mjledger.errors import MjledgerError, TileError
 from mjledger.rules.base import BaseRuleset
@@ -110,7 +111,7 @@ def _optional_patterns(ruleset: BaseRuleset) -> tuple[str, ...]:
     multiple=True,
     help="Turn on an optional pattern (house rule), e.g. --rule terminals_in_all.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@json_option(help="Print one JSON object.")
 @click.pass_context
 def evaluate(ctx: click.Context, /, tiles: str, as_json: bool, **options: Any) -> None:
     """Evaluate TILES (compact notation, e.g. 123m456p11z): arrangements, fan, or waits."""

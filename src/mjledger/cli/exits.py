@@ -16,10 +16,11 @@ A script reads the status before it reads anything else, so each status has one 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import click
@@ -39,10 +40,39 @@ DEBUG_ENV: Final = "MJLEDGER_DEBUG"
 REPORT_URL: Final = "https://github.com/mjledger/mjledger/issues"
 
 
+# Where a command's ``--json`` flag is remembered: in the context's ``meta``, which every
+# context of one invocation shares, so the refusal printed after the command's own context has
+# closed still knows it.
+_JSON_META: Final = "mjledger.json"
+
+
+def _remember_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[_JSON_META] = True
+    return value
+
+
+def json_option(help: str) -> Callable[[Any], Any]:
+    """The ``--json`` flag (parameter ``as_json``): JSON output, and a refusal as JSON too."""
+    return click.option("--json", "as_json", is_flag=True, help=help, callback=_remember_json)
+
+
+def refusal_json(exc: MjledgerError, message: str) -> str:
+    """What a command run with ``--json`` prints on standard output when it refuses
+    (http-api.md, "The same codes in the library and the command line")."""
+    document = {"code": exc.code, "message": message, "line": exc.line}
+    document["event_type"] = exc.event_type
+    return json.dumps(document, ensure_ascii=False)
+
+
 def refuse(exc: MjledgerError) -> None:
     """One line on standard error and status 2: what every refusal looks like (a store URL's
-    password never shown)."""
-    click.echo(f"mjledger: {one_line(redact(str(exc)), 290)}", err=True)
+    password never shown); with ``--json``, the refusal's code and place on standard output."""
+    message = one_line(redact(str(exc)), 290)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(_JSON_META):
+        click.echo(refusal_json(exc, message))
+    click.echo(f"mjledger: {message}", err=True)
     sys.exit(EXIT_REFUSED)
 
 

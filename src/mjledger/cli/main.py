@@ -26,7 +26,7 @@ from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
-from mjledger.cli.exits import MjledgerGroup, refuse
+from mjledger.cli.exits import MjledgerGroup, json_option, refuse
 from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.render import (
     Table,
@@ -144,7 +144,7 @@ def main(ctx: click.Context, debug: bool, verify: bool) -> None:
 
 @main.command("replay")
 @click.argument("log", type=click.File("rb"))
-@click.option("--json", "as_json", is_flag=True, help="Print the contract's JSON output.")
+@json_option(help="Print the contract's JSON output.")
 @refusals
 def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
@@ -263,7 +263,7 @@ def key_option(flag: str, help: str) -> Callable[[F], F]:
     "Sign each hand's closing digest and the store head with this private key "
     "(default: $MJLEDGER_SIGNING_KEY, if set).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print what was recorded as JSON.")
+@json_option(help="Print what was recorded as JSON.")
 @refusals
 def record_command(
     log: BinaryIO, store: str | None, signing_key: Path | None, as_json: bool
@@ -324,7 +324,7 @@ def say_empty(store: str | None) -> None:
 
 @main.command("matches")
 @store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option(help="Print JSON.")
 @refusals
 def matches_command(store: str | None, as_json: bool) -> None:
     """The matches in the store: id, rule set, players, hands, state and last recorded."""
@@ -371,7 +371,7 @@ def matches_command(store: str | None, as_json: bool) -> None:
 
 @main.command("scores")
 @store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option(help="Print JSON.")
 @refusals
 def scores_command(store: str | None, as_json: bool) -> None:
     """Running scores: per match, and per player across matches (one rule set at a time)."""
@@ -423,7 +423,7 @@ def scores_command(store: str | None, as_json: bool) -> None:
 
 @main.command("streaks")
 @store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option(help="Print JSON.")
 @refusals
 def streaks_command(store: str | None, as_json: bool) -> None:
     """Dealer streaks: each match's current dealer and streak, and each player's longest."""
@@ -475,7 +475,7 @@ def streaks_command(store: str | None, as_json: bool) -> None:
 @main.command("history")
 @click.argument("match")
 @store_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option(help="Print JSON.")
 @refusals
 def history_command(match: str, store: str | None, as_json: bool) -> None:
     """Match history: each hand's number, dealer, outcome and net (MATCH: an id or its start)."""
@@ -505,7 +505,7 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
 @click.argument("match")
 @click.argument("number", type=click.IntRange(min=1))
 @store_option
-@click.option("--json", "as_json", is_flag=True, help="Print the hand's replay entry as JSON.")
+@json_option(help="Print the hand's replay entry as JSON.")
 @refusals
 def hand_command(match: str, number: int, store: str | None, as_json: bool) -> None:
     """One stored hand, exactly as replaying the match's export reports it."""
@@ -546,7 +546,7 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
 @click.option(
     "--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@json_option(help="Print the outcome as JSON.")
 @click.option(
     "--follow",
     is_flag=True,

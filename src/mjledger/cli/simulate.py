@@ -138,7 +138,12 @@ def simulate(
     except MjledgerError as error:
         _refuse(ctx, error)
     except OSError as error:
-        _refuse(ctx, MjledgerError(f"cannot write {error.filename or output}: {error.strerror}"))
+        _refuse(
+            ctx,
+            MjledgerError(
+                f"cannot write {error.filename or output}: {error.strerror}", code="bad_parameter"
+            ),
+        )
     if stats:
         print_summary(summarize(played), Console(stderr=True))
 

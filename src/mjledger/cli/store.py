@@ -106,7 +106,9 @@ def open_ledger(
     def problem(exc: BaseException) -> StoreError:
         if path is not None:
             return database_problem(path, exc, writing=writing)
-        return StoreError(f"cannot use the store {location}: {redact(str(exc))}")
+        return StoreError(
+            f"cannot use the store {location}: {redact(str(exc))}", code="store_unavailable"
+        )
 
     try:
         ledger = retry_while_locked(opener)
@@ -179,10 +181,12 @@ def resolve_match(ledger: Ledger, given: str) -> str:
         return found[0]
     if len(found) > 1:
         listed = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        raise StoreError(f"{given!r} is the start of several matches: {listed}")
+        raise StoreError(
+            f"{given!r} is the start of several matches: {listed}", code="bad_parameter"
+        )
     near = difflib.get_close_matches(given, known, n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
-    raise StoreError(f"no match {given!r} in {ledger.location}{hint}")
+    raise StoreError(f"no match {given!r} in {ledger.location}{hint}", code="no_match")
 
 
 @frozen
@@ -239,4 +243,4 @@ def match_summaries(ledger: Ledger) -> Iterator[MatchSummary | StoreError]:
                 _last_recorded(ledger, streams),
             )
         except StoreError as exc:
-            yield StoreError(f"match {match!r}: {exc}")
+            yield StoreError(f"match {match!r}: {exc}", code=exc.code)

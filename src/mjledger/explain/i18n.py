@@ -15,6 +15,7 @@ install or a plain checkout — where no build step ran, or a translator just ed
 
 from __future__ import annotations
 
+import decimal
 import gettext
 import io
 import re
@@ -95,7 +96,12 @@ def placeholders(text: str) -> frozenset[str]:
 
 
 def number(value: int, lang: str) -> str:
-    return format_decimal(value, locale=BABEL_LOCALE[lang])
+    """``value`` as ``lang`` writes it. Babel formats through ``decimal``, whose default
+    context holds 28 digits: a log may give a fan of any size (replay and record accept it),
+    so the context holds every digit of the value and the pattern's fraction."""
+    digits = len(str(abs(value)))
+    with decimal.localcontext(prec=max(decimal.getcontext().prec, digits + 10)):
+        return format_decimal(value, locale=BABEL_LOCALE[lang])
 
 
 def signed(value: int, lang: str) -> str:

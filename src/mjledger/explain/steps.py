@@ -577,7 +577,7 @@ def select_hand(hands: Sequence[HandExplanation], number: int) -> HandExplanatio
         if hand.number == number:
             return hand
     known = ", ".join(str(h.number) for h in hands) or "none"
-    raise MjledgerError(f"the log has no hand {number} (hands: {known})")
+    raise MjledgerError(f"the log has no hand {number} (hands: {known})", code="no_hand")
 
 
 def money_by_player(hand: HandExplanation) -> dict[str, int]:

@@ -186,12 +186,19 @@ class HandFold:
         """Fold ``event`` into the hand, or raise a :class:`RuleError` naming the line and the
         problem."""
         if self.ended:
-            raise _refusal(event, line, f"hand {self.number} has already ended ({self.outcome})")
+            raise _refusal(
+                event,
+                line,
+                f"hand {self.number} has already ended ({self.outcome})",
+                "hand_not_in_play",
+            )
         if self.open_wins is not None and not _continues_wins(self.open_wins, event, line):
             _close_wins(self)
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            raise _refusal(event, line, "this event does not belong inside a hand")
+            raise _refusal(
+                event, line, "this event does not belong inside a hand", "wrong_event_type"
+            )
         try:
             handler(self, event, line)
         except RuleError as exc:
@@ -280,15 +287,17 @@ def close_open_wins(hand: HandFold) -> None:
         _close_wins(hand)
 
 
-def _refusal(event: Event, line: int | None, problem: str) -> RuleError:
-    return RuleError(problem, line=line, event_type=type(event).TYPE)
+def _refusal(
+    event: Event, line: int | None, problem: str, code: str = "rule_violation"
+) -> RuleError:
+    return RuleError(problem, line=line, event_type=type(event).TYPE, code=code)
 
 
 def _located(exc: RuleError, event: Event, line: int | None) -> RuleError:
     """``exc`` as the refusal of ``event`` at ``line``: a rule set's hook names the problem
     only, and the fold adds where it is."""
     if exc.line is None and exc.event_type is None:
-        return _refusal(event, line, exc.problem)
+        return _refusal(event, line, exc.problem, exc.code)
     return exc
 
 
@@ -316,12 +325,16 @@ def _in_play(hand: HandFold, player: str, role: str, event: Event, line: int | N
         return
     if player not in hand.players:
         raise _refusal(
-            event, line, f"{role} {player!r} is not at the table ({', '.join(hand.players)})"
+            event,
+            line,
+            f"{role} {player!r} is not at the table ({', '.join(hand.players)})",
+            "not_at_table",
         )
     raise _refusal(
         event,
         line,
         f"{role} {player!r} has already won and takes no further part in the hand",
+        "already_won",
     )
 
 
@@ -337,7 +350,10 @@ def _continues_wins(run: OpenWins, event: Event, line: int | None) -> bool:
         )
     if any(event.player == w for w, _ in run.winners):
         raise _refusal(
-            event, line, f"{event.player!r} has already won on this tile of {run.discarder!r}"
+            event,
+            line,
+            f"{event.player!r} has already won on this tile of {run.discarder!r}",
+            "already_won",
         )
     return True
 
@@ -390,7 +406,12 @@ def _fan_of(
     if not has_tiles:
         minimum = table.minimum_fan()
         if not limit and fan is not None and fan < minimum:
-            raise _refusal(event, line, f"fan {fan} is below the table minimum of {minimum}")
+            raise _refusal(
+                event,
+                line,
+                f"fan {fan} is below the table minimum of {minimum}",
+                "below_minimum_fan",
+            )
         return fan, limit
     return _fan_from_tiles(table, event, context, line)
 
@@ -400,8 +421,8 @@ def _fan_from_tiles(
 ) -> tuple[int | None, bool]:
     """The fan a win with tiles is paid on: the tiles', which the log may only repeat."""
 
-    def refuse(problem: str) -> RuleError:
-        return _refusal(event, line, problem)
+    def refuse(problem: str, code: str = "bad_tiles") -> RuleError:
+        return _refusal(event, line, problem, code)
 
     try:
         result = derive_win(table, event, context)
@@ -427,7 +448,8 @@ def _fan_from_tiles(
     minimum = table.minimum_fan()
     if result.fan < minimum:
         raise refuse(
-            f"the tiles make {result.fan} fan ({breakdown}), below the table minimum of {minimum}"
+            f"the tiles make {result.fan} fan ({breakdown}), below the table minimum of {minimum}",
+            "below_minimum_fan",
         )
     return result.fan, False
 
@@ -437,7 +459,7 @@ def _fan_from_tiles(
 
 def _void_suit_chosen(hand: HandFold, event: VoidSuitChosen, line: int | None) -> None:
     if not hand._table.void_suits:
-        raise _refusal(event, line, f"{hand._table.title} has no void suit")
+        raise _refusal(event, line, f"{hand._table.title} has no void suit", "wrong_ruleset")
     if event.player not in hand.still_in:
         _in_play(hand, event.player, "player", event, line)
     if void_suit_of(hand.void_suits, event.player) is not None:
@@ -488,6 +510,7 @@ def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> Non
                 event,
                 line,
                 "an exposed kong is claimed from another player's discard, not one's own",
+                "self_reference",
             )
     payments = hand._table.kong_payments(hand, player, event.kind, from_)
     transfers = _transfers(payments, player, _KONG_REASONS[event.kind], line)
@@ -522,7 +545,10 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
             _in_play(hand, discarder, "from", event, line)
         if discarder == event.player:
             raise _refusal(
-                event, line, "a player cannot win on their own discard ('from' names the winner)"
+                event,
+                line,
+                "a player cannot win on their own discard ('from' names the winner)",
+                "self_reference",
             )
     if event.liable is not None:
         if event.liable not in hand.players:
@@ -530,12 +556,14 @@ def _won(hand: HandFold, event: WonOnDiscard | SelfDrawn, line: int | None) -> N
                 event,
                 line,
                 f"liable {event.liable!r} is not at the table ({', '.join(hand.players)})",
+                "not_at_table",
             )
         if event.liable == event.player:
             raise _refusal(
                 event,
                 line,
                 f"liable {event.liable!r} is the winner; the liable player is someone else",
+                "self_reference",
             )
     if event.first_turn:
         _check_first_turn(hand, event, line)

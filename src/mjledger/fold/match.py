@@ -83,8 +83,8 @@ def start(event: Event, line: int | None = None) -> MatchState:
 
 
 def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
-    def refuse(problem: str) -> RuleError:
-        return RuleError(problem, line=line, event_type=HandStarted.TYPE)
+    def refuse(problem: str, code: str = "rule_violation") -> RuleError:
+        return RuleError(problem, line=line, event_type=HandStarted.TYPE, code=code)
 
     if event.ruleset is None or event.players is None or event.dealer is None:
         missing = [
@@ -101,14 +101,20 @@ def _start_stand_alone(event: HandStarted, line: int | None) -> MatchState:
             f"ruleset, players and dealer; missing: {', '.join(missing)}"
         )
     if event.dealer not in event.players:
-        raise refuse(f"dealer {event.dealer!r} is not at the table ({', '.join(event.players)})")
+        raise refuse(
+            f"dealer {event.dealer!r} is not at the table ({', '.join(event.players)})",
+            "not_at_table",
+        )
     wind: Wind = event.round_wind or "east"
     try:
         ruleset = find_ruleset(event.ruleset)
     except UnknownRulesetError as exc:
-        raise refuse(exc.problem) from None
+        raise refuse(exc.problem, exc.code) from None
     if not ruleset.round_winds and wind != "east":
-        raise refuse(f"round_wind is not part of {ruleset.title} play; its hands are all 'east'")
+        raise refuse(
+            f"round_wind is not part of {ruleset.title} play; its hands are all 'east'",
+            "wrong_ruleset",
+        )
     rules = event.rules or default_rules(event.ruleset)
     # Only the store's copy of a hand's context carries the balances it started with.
     stakes = None if event.stakes is None else Stakes.start(event.players, event.stakes)
@@ -156,7 +162,8 @@ def evolve(state: MatchState, event: Event, line: int | None = None) -> MatchSta
         )
         if hand is not None and state.stand_alone:
             problem = f"the hand has already ended ({hand.outcome})"
-        raise RuleError(problem, line=line, event_type=type(event).TYPE)
+        code = "rule_violation" if hand is None else "hand_not_in_play"
+        raise RuleError(problem, line=line, event_type=type(event).TYPE, code=code)
     hand = evolve_hand(hand, _as_hand_event(event), line)
     if hand.ended:
         return rotate(state, hand)
@@ -206,8 +213,8 @@ def _opening(state: MatchState, event: HandStarted, line: int | None) -> MatchSt
     """Check that ``event`` may start the match's next hand; the match with its first dealer
     set at the first hand (the dealer of the new hand is then ``next_dealer``)."""
 
-    def refuse(problem: str) -> RuleError:
-        return RuleError(problem, line=line, event_type=HandStarted.TYPE)
+    def refuse(problem: str, code: str = "rule_violation") -> RuleError:
+        return RuleError(problem, line=line, event_type=HandStarted.TYPE, code=code)
 
     if state.stand_alone:
         raise refuse("a stand-alone hand log holds exactly one hand")
@@ -216,23 +223,27 @@ def _opening(state: MatchState, event: HandStarted, line: int | None) -> MatchSt
     if event.stand_alone:
         raise refuse("in a match, hand_started carries at most 'dealer'")
     if state.hand is not None and not state.hand.ended:
-        raise refuse(f"hand {state.hand.number} has not ended yet")
+        raise refuse(f"hand {state.hand.number} has not ended yet", "hand_in_play")
     if state.over:
         bust = state.stakes.bust if state.stakes is not None else ()
         if bust:
             who = ", ".join(repr(p) for p in state.players if p in bust)
             number = state.hand.number if state.hand is not None else state.hands_started
-            raise refuse(f"the match is over: {who} went bust in hand {number}")
-        raise refuse("the match is over: the north round has finished")
+            raise refuse(f"the match is over: {who} went bust in hand {number}", "match_over")
+        raise refuse("the match is over: the north round has finished", "match_over")
     if state.hands_started == 0:
         dealer = event.dealer if event.dealer is not None else state.players[0]
         if dealer not in state.players:
-            raise refuse(f"dealer {dealer!r} is not at the table ({', '.join(state.players)})")
+            raise refuse(
+                f"dealer {dealer!r} is not at the table ({', '.join(state.players)})",
+                "not_at_table",
+            )
         state = _replace_state(state, first_dealer=dealer, next_dealer=dealer)
     if event.dealer is not None and event.dealer != state.next_dealer:
         raise refuse(
             f"dealer {event.dealer!r} disagrees with the rotation, "
-            f"which gives {state.next_dealer!r}"
+            f"which gives {state.next_dealer!r}",
+            "wrong_dealer",
         )
     return state
 

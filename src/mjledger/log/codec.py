@@ -29,7 +29,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from mjledger._text import escaped, shortened, shown
-from mjledger.errors import FormatError, LogError
+from mjledger.errors import FormatError, LogError, UnknownRulesetError
 from mjledger.log.events import (
     EVENT_CLASSES,
     EVENT_TYPES,
@@ -97,7 +97,10 @@ def check_ruleset_name(value: object) -> str:
     names = ruleset_names()
     if type(value) is not str or value not in names:
         shown = ", ".join(json.dumps(n) for n in sorted(names))
-        raise FormatError(f"expected one of {shown}, not {_describe(value)}")
+        problem = f"expected one of {shown}, not {_describe(value)}"
+        if type(value) is str:  # a name, but no rule set's
+            raise UnknownRulesetError(problem)
+        raise FormatError(problem)
     return value
 
 
@@ -172,7 +175,8 @@ def configure_strict_json(conv: cattrs.Converter) -> None:
             try:
                 out[key] = conv.structure(v, item)
             except (LogError, ClassValidationError, IterableValidationError) as exc:
-                raise FormatError(f"{shown(key)}: {_first_problem(exc)}") from None
+                problem = f"{shown(key)}: {_first_problem(exc)}"
+                raise FormatError(problem, code=_first_code(exc)) from None
         return out
 
     conv.register_structure_hook_func(_is_homogeneous_tuple, structure_tuple)
@@ -241,7 +245,7 @@ def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], An
         if event.rules is None:
             return event
         if event.ruleset is None:
-            raise FormatError("'rules' needs a 'ruleset' on the same line")
+            raise FormatError("'rules' needs a 'ruleset' on the same line", code="bad_house_rule")
         return attrs.evolve(event, rules=rules_from_json(event.ruleset, event.rules))
 
     return hook
@@ -273,7 +277,7 @@ def event_from_json(obj: object) -> Event:
     The error names the event type when the ``type`` could be read, and the offending field.
     """
     if type(obj) is not dict:
-        raise FormatError(f"a line must be a JSON object, not {_describe(obj)}")
+        raise FormatError(f"a line must be a JSON object, not {_describe(obj)}", code="bad_json")
     tag = obj.get("type")
     if tag is None:
         raise FormatError('the object has no "type"')
@@ -293,9 +297,9 @@ def event_from_json(obj: object) -> Event:
         event: Event = structure(fields, cls)
         return event
     except LogError as exc:
-        raise FormatError(exc.problem, event_type=tag) from None
+        raise FormatError(exc.problem, event_type=tag, code=exc.code) from None
     except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
-        raise FormatError(_first_problem(exc), event_type=tag) from None
+        raise FormatError(_first_problem(exc), event_type=tag, code=_first_code(exc)) from None
 
 
 def _first_problem(exc: BaseException, path: str = "") -> str:
@@ -314,6 +318,13 @@ def _first_problem(exc: BaseException, path: str = "") -> str:
         return f"missing field {path!r}" if path else "missing field"
     problem = exc.problem if isinstance(exc, LogError) else str(exc)
     return f"{path}: {problem}" if path else problem
+
+
+def _first_code(exc: BaseException) -> str:
+    """The code of the problem :func:`_first_problem` names (``bad_format`` for cattrs' own)."""
+    while isinstance(exc, (ClassValidationError, IterableValidationError)) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc.code if isinstance(exc, LogError) else "bad_format"
 
 
 def _extend(path: str, exc: BaseException) -> str:
@@ -355,13 +366,13 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise FormatError(f"repeated key {shown(key)}")
+                raise FormatError(f"repeated key {shown(key)}", code="bad_json")
             seen.add(key)
     return out
 
 
 def _no_constant(name: str) -> Any:
-    raise FormatError(f"{name} is not a JSON number")
+    raise FormatError(f"{name} is not a JSON number", code="bad_json")
 
 
 _DECODER: Final = json.JSONDecoder(
@@ -400,7 +411,7 @@ def _check_depth(text: str) -> None:
         if bracket.group() in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                raise FormatError(f"JSON nested more than {MAX_DEPTH} levels deep")
+                raise FormatError(f"JSON nested more than {MAX_DEPTH} levels deep", code="bad_json")
         else:
             depth -= 1
 
@@ -417,13 +428,19 @@ def decode_json(text: str) -> Any:
             json.dumps(obj, ensure_ascii=False).encode("utf-8")
         return obj
     except UnicodeEncodeError:
-        raise FormatError("a string holds a lone surrogate escape (\\ud800-\\udfff)") from None
+        raise FormatError(
+            "a string holds a lone surrogate escape (\\ud800-\\udfff)", code="bad_json"
+        ) from None
     except json.JSONDecodeError as exc:
-        raise FormatError(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        raise FormatError(
+            f"not valid JSON: {exc.msg} (column {exc.colno})", code="bad_json"
+        ) from None
     except RecursionError:
-        raise FormatError("not valid JSON here: arrays or objects nested too deeply") from None
+        raise FormatError(
+            "not valid JSON here: arrays or objects nested too deeply", code="bad_json"
+        ) from None
     except ValueError as exc:  # an integer beyond Python's digit limit (int_max_str_digits)
-        raise FormatError(f"not valid JSON here: {exc}") from None
+        raise FormatError(f"not valid JSON here: {exc}", code="bad_json") from None
 
 
 def decode_line(text: str, line: int | None = None) -> Event:
@@ -465,5 +482,5 @@ def read_log_bytes(data: bytes) -> list[tuple[int, Event]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise FormatError("the line is not valid UTF-8", line=line) from None
+        raise FormatError("the line is not valid UTF-8", line=line, code="bad_json") from None
     return parse_log(text)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Final, Literal, NewType, TypeAlias
 from attrs import field, frozen
 
 from mjledger import _checks as check
+from mjledger._text import shown
 from mjledger.errors import FormatError
 from mjledger.tiles.notation import WINDS as WINDS  # winds are tiles; kept at this path
 from mjledger.tiles.notation import Wind as Wind
@@ -36,6 +37,8 @@ def _four_distinct_players(_inst: object, _attribute: object, value: tuple[str, 
     for player in value:
         if type(player) is not str or not player:
             raise FormatError(f"players must be non-empty strings, not {player!r}")
+        if check.ID.fullmatch(player) is None and not check.reading_stored_ids():
+            raise FormatError(f"players: {shown(player)} {check.id_problem(player)}")
     if len(set(value)) != 4:
         raise FormatError("players must be four distinct ids")
 
@@ -57,10 +60,13 @@ MAX_TABLE_STAKE: Final = 10**12
 def _stakes_in_range(_inst: object, _attribute: object, value: dict[str, int] | None) -> None:
     for player, stake in (value or {}).items():
         if type(stake) is not int:
-            raise FormatError(f"stakes: {player!r}: expected an integer, not {stake!r}")
+            raise FormatError(
+                f"stakes: {player!r}: expected an integer, not {stake!r}", code="bad_house_rule"
+            )
         if not 1 <= stake <= MAX_TABLE_STAKE:
             raise FormatError(
-                f"stakes: {player!r}: stake {stake} is out of range (1 to {MAX_TABLE_STAKE})"
+                f"stakes: {player!r}: stake {stake} is out of range (1 to {MAX_TABLE_STAKE})",
+                code="bad_house_rule",
             )
 
 
@@ -68,7 +74,10 @@ def _balances(_inst: object, _attribute: object, value: dict[str, int] | None) -
     """Balances between hands: whole points, but no longer bounded by the opening range."""
     for player, balance in (value or {}).items():
         if type(balance) is not int or balance < 0:
-            raise FormatError(f"stakes: {player!r}: a balance is a whole number, not {balance!r}")
+            raise FormatError(
+                f"stakes: {player!r}: a balance is a whole number, not {balance!r}",
+                code="bad_house_rule",
+            )
 
 
 def _stakes_of_players(players: tuple[str, ...], stakes: dict[str, int] | None) -> None:
@@ -76,11 +85,12 @@ def _stakes_of_players(players: tuple[str, ...], stakes: dict[str, int] | None) 
         return
     for player in players:
         if player not in stakes:
-            raise FormatError(f"stakes leave out {player!r}")
+            raise FormatError(f"stakes leave out {player!r}", code="bad_house_rule")
     for player in stakes:
         if player not in players:
             raise FormatError(
-                f"stakes name {player!r}, who is not at the table ({', '.join(players)})"
+                f"stakes name {player!r}, who is not at the table ({', '.join(players)})",
+                code="bad_house_rule",
             )
 
 
@@ -103,7 +113,7 @@ class MatchStarted:
     class_version: ClassVar[int] = 2
     ruleset: RulesetName = field(validator=check.non_empty)
     players: tuple[str, ...] = field(validator=_four_distinct_players)
-    match: str | None = field(default=None, validator=check.optional(check.non_empty))
+    match: str | None = field(default=None, validator=check.optional(check.ident))
     rules: HouseRules | None = None
     format: int | None = field(default=None, validator=_format_one)
     # Table stakes (variants.md): each player's balance when the match starts.
@@ -120,11 +130,11 @@ class HandStarted:
 
     TYPE: ClassVar[str] = "hand_started"
     class_version: ClassVar[int] = 1
-    dealer: str | None = field(default=None, validator=check.optional(check.non_empty))
+    dealer: str | None = field(default=None, validator=check.optional(check.ident))
     ruleset: RulesetName | None = field(default=None, validator=check.optional(check.non_empty))
     players: tuple[str, ...] | None = field(default=None, validator=_optional_players)
     rules: HouseRules | None = None
-    match: str | None = field(default=None, validator=check.optional(check.non_empty))
+    match: str | None = field(default=None, validator=check.optional(check.ident))
     number: int | None = field(default=None, validator=check.optional(check.int_between(1)))
     dealer_streak: int | None = field(default=None, validator=check.optional(check.int_between(0)))
     round_wind: Wind | None = field(default=None, validator=check.optional(check.one_of(*WINDS)))
@@ -161,7 +171,7 @@ class VoidSuitChosen:
 
     TYPE: ClassVar[str] = "void_suit_chosen"
     class_version: ClassVar[int] = 1
-    player: str = field(validator=check.non_empty)
+    player: str = field(validator=check.ident)
     suit: Suit = field(validator=check.one_of("m", "p", "s"))
 
 
@@ -175,7 +185,7 @@ class Discarded:
 
     TYPE: ClassVar[str] = "discarded"
     class_version: ClassVar[int] = 1
-    player: str = field(validator=check.non_empty)
+    player: str = field(validator=check.ident)
     tile: str | None = field(default=None, validator=check.optional(check.tile))
 
 
@@ -185,9 +195,9 @@ class KongDeclared:
 
     TYPE: ClassVar[str] = "kong_declared"
     class_version: ClassVar[int] = 1
-    player: str = field(validator=check.non_empty)
+    player: str = field(validator=check.ident)
     kind: KongKind = field(validator=check.one_of("exposed", "added", "concealed"))
-    from_: str | None = field(default=None, validator=check.optional(check.non_empty))
+    from_: str | None = field(default=None, validator=check.optional(check.ident))
     tile: str | None = field(default=None, validator=check.optional(check.tile))
 
     def __attrs_post_init__(self) -> None:
@@ -203,8 +213,8 @@ class WonOnDiscard:
 
     TYPE: ClassVar[str] = "won_on_discard"
     class_version: ClassVar[int] = 1
-    player: str = field(validator=check.non_empty)
-    from_: str = field(validator=check.non_empty)
+    player: str = field(validator=check.ident)
+    from_: str = field(validator=check.ident)
     fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
     limit: bool = field(default=False, validator=check.one_of(False, True))
     robbing_kong: bool = field(default=False, validator=check.one_of(False, True))
@@ -215,7 +225,7 @@ class WonOnDiscard:
     # variants.md: a heavenly or earthly win, asserted (never inferred from missing lines).
     first_turn: bool = field(default=False, validator=check.one_of(False, True))
     # variants.md, Hong Kong liability (包): the player who pays everything the win collects.
-    liable: str | None = field(default=None, validator=check.optional(check.non_empty))
+    liable: str | None = field(default=None, validator=check.optional(check.ident))
 
 
 @frozen
@@ -224,7 +234,7 @@ class SelfDrawn:
 
     TYPE: ClassVar[str] = "self_drawn"
     class_version: ClassVar[int] = 1
-    player: str = field(validator=check.non_empty)
+    player: str = field(validator=check.ident)
     fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
     limit: bool = field(default=False, validator=check.one_of(False, True))
     tiles: str | None = field(default=None, validator=check.optional(check.tiles))
@@ -232,7 +242,7 @@ class SelfDrawn:
     melds: tuple[MeldRecord, ...] | None = None
     last_tile: bool = field(default=False, validator=check.one_of(False, True))
     first_turn: bool = field(default=False, validator=check.one_of(False, True))
-    liable: str | None = field(default=None, validator=check.optional(check.non_empty))
+    liable: str | None = field(default=None, validator=check.optional(check.ident))
 
 
 @frozen
@@ -242,7 +252,7 @@ class FalseWin:
 
     TYPE: ClassVar[str] = "false_win"
     class_version: ClassVar[int] = 1
-    player: str = field(validator=check.non_empty)
+    player: str = field(validator=check.ident)
 
 
 @frozen

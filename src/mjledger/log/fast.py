@@ -4,11 +4,12 @@ The strict codec (:mod:`mjledger.log.codec`) is the contract; this module only a
 and never decides anything the strict codec would decide differently. A batch of lines is
 decoded by msgspec into structs generated from the attrs event classes (strict JSON types,
 unknown fields refused, and the constraints of the fields' validators — a non-empty string,
-one of the 34 tiles, tiles in compact notation, an integer in range — as msgspec constraints),
-and each struct becomes its attrs event as the class's ``__init__`` would make it, running the
-validators msgspec could not express and ``__attrs_post_init__``. Wherever the fast path
-cannot decide, or refuses, the strict codec reads the line, so errors, their wording and their
-line numbers are exactly the strict codec's.
+an id log-format.md allows, one of the 34 tiles, tiles in compact notation, an integer in
+range — as msgspec constraints), and each struct becomes its attrs event as the class's
+``__init__`` would make it, running the validators msgspec could not express and
+``__attrs_post_init__``. Wherever the fast path cannot decide, or refuses, the strict codec
+reads the line, so errors, their wording and their line numbers are exactly the strict
+codec's.
 
 What msgspec alone would get wrong, and how it is covered:
 
@@ -126,6 +127,7 @@ def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
 NONE: Final = type(None)
 # The wire types that make msgspec refuse exactly what mjledger._checks' validators refuse.
 _NON_EMPTY: Final = Annotated[str, msgspec.Meta(min_length=1)]
+_ID: Final = Annotated[str, msgspec.Meta(pattern=rf"^{check.ID.pattern}\Z")]
 _ONE_TILE: Final = Literal[tuple(sorted(check.TILE_NAMES))]
 # msgspec searches for a pattern: anchored at both ends it is the validator's fullmatch.
 _TILES: Final = Annotated[str, msgspec.Meta(pattern=rf"^(?:{check.TILES.pattern})\Z")]
@@ -136,6 +138,8 @@ def _enforcing(validator: Any, wire: Any) -> Any:
     where msgspec cannot say it (then the builder runs the validator itself)."""
     if wire is str and validator is check.non_empty:
         return _NON_EMPTY
+    if wire is str and validator is check.ident:
+        return _ID
     if wire is str and validator is check.tile:
         return _ONE_TILE
     if wire is str and validator is check.tiles:

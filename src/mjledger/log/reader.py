@@ -66,7 +66,7 @@ def _check_utf8(block: bytes, first: int) -> None:
         block.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = first + block.count(b"\n", 0, exc.start)
-        raise FormatError("the line is not valid UTF-8", line=line) from None
+        raise FormatError("the line is not valid UTF-8", line=line, code="bad_json") from None
 
 
 def _numbered_lines(first: int, block: bytes) -> tuple[Sequence[int], list[bytes]]:

@@ -129,7 +129,9 @@ class BaseRuleset:
         """Check a win's claimed fan and limit (without tiles: the fan it is paid on). The fold
         then holds it to :meth:`minimum_fan`."""
         if limit:
-            raise RuleError(f"'limit' is not a {self.title} rule; a win has no limit hand")
+            raise RuleError(
+                f"'limit' is not a {self.title} rule; a win has no limit hand", code="wrong_ruleset"
+            )
         if fan is None and not has_tiles:
             raise RuleError(f"a {self.title} win needs 'fan' (or its tiles)")
         return fan, False
@@ -155,7 +157,7 @@ class BaseRuleset:
         self, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
         """What a false win costs its player; refused where the rule set has none."""
-        raise RuleError(f"a false win (false_win) is not a {self.title} rule")
+        raise RuleError(f"a false win (false_win) is not a {self.title} rule", code="wrong_ruleset")
 
     # --- kongs ----------------------------------------------------------------------------------
     def kong_payments(self, hand: HandView, player: str, kind: str, from_: str | None) -> Payments:
@@ -177,7 +179,9 @@ class BaseRuleset:
         """The end-of-wall checks, given what the log says of each player still in; nothing
         is settled here, and a ``remaining`` is refused."""
         if remaining is not None:
-            raise RuleError(f"a {self.title} wall_exhausted carries no 'remaining'")
+            raise RuleError(
+                f"a {self.title} wall_exhausted carries no 'remaining'", code="wrong_ruleset"
+            )
         return ()
 
     def void_hand_passes(self) -> bool:

@@ -35,18 +35,22 @@ def rules_from_json(ruleset: str, raw: object) -> Any:
     """
     cls = find_ruleset(ruleset).rules_class
     if not isinstance(raw, dict):
-        raise FormatError("rules must be a JSON object")
+        raise FormatError("rules must be a JSON object", code="bad_house_rule")
     known = {a.name: a for a in attrs.fields(cls)}
     unknown = sorted(set(raw) - set(known))
     if unknown:
         raise FormatError(
-            f"unknown house rule {shown(unknown[0])} for {ruleset} (known: {', '.join(known)})"
+            f"unknown house rule {shown(unknown[0])} for {ruleset} (known: {', '.join(known)})",
+            code="bad_house_rule",
         )
     for name, value in raw.items():
         default = known[name].default
         if type(value) is not type(default):
             expected = {int: "an integer", str: "a string", bool: "true or false"}[type(default)]
-            raise FormatError(f"house rule {name!r} must be {expected}, not {shown(value)}")
+            raise FormatError(
+                f"house rule {name!r} must be {expected}, not {shown(value)}",
+                code="bad_house_rule",
+            )
     return cls(**raw)
 
 

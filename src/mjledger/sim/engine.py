@@ -562,6 +562,10 @@ class _Hand:
             seat.counts[slot] -= 4 if kind == "concealed" else 3
             seat.melds.append(SimMeld("kong", slot, concealed=kind == "concealed"))
             self.visible[slot] += 4
+        # The hand changed: its waits are those of the hand after the kong. (A stale mask let a
+        # player who then won on the replacement tile stay in, under blood flow, waiting on
+        # tiles the hand no longer takes, and claim a win that was none.)
+        self._refresh_mask(seat)
         self.events.append(
             KongDeclared(
                 player=self.table.players[index],

@@ -73,7 +73,15 @@ from mjledger.store.projectors import (
     project_table,
     projector,
 )
-from mjledger.store.records import GENESIS, Recorded, RecordMapper, TableRow, seal, topic_of
+from mjledger.store.records import (
+    GENESIS,
+    Recorded,
+    RecordMapper,
+    TableRow,
+    seal,
+    topic_of,
+    with_rules,
+)
 from mjledger.store.rederive import Rederivation
 from mjledger.store.signing import signer_from_env
 from mjledger.store.streams import (
@@ -144,7 +152,8 @@ class Ledger(Application[uuid.UUID]):
         every stream before settling from it (docs/store.md, "Verify on read")."""
         if persistence not in PERSISTENCE:
             raise StoreError(
-                f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})"
+                f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})",
+                code="bad_parameter",
             )
         memory = persistence == "memory"
         self.location = SqliteStore(Path(":memory:")) if memory else store_location(path)
@@ -153,7 +162,9 @@ class Ledger(Application[uuid.UUID]):
         if self.postgres is not None:
             persistence = "postgres"
         elif persistence == "postgres":
-            raise StoreError(f"PostgreSQL needs a postgresql:// URL, not {self.location}")
+            raise StoreError(
+                f"PostgreSQL needs a postgresql:// URL, not {self.location}", code="bad_parameter"
+            )
         self.persistence = persistence
         self.read_only = read_only and persistence == "sqlite"
         self.views_db = views
@@ -225,7 +236,7 @@ class Ledger(Application[uuid.UUID]):
                 match_stream(match_id), projector_func=projector(project_match)
             )
         except AggregateNotFoundError:
-            raise StoreError(f"no match {match_id!r} in {self.location}") from None
+            raise StoreError(f"no match {match_id!r} in {self.location}", code="no_match") from None
         return record
 
     def has_match(self, match_id: str) -> bool:
@@ -240,7 +251,7 @@ class Ledger(Application[uuid.UUID]):
                 projector_func=projector(project_hand),
             )
         except AggregateNotFoundError:
-            raise StoreError(f"match {match_id!r} has no hand {number}") from None
+            raise StoreError(f"match {match_id!r} has no hand {number}", code="no_hand") from None
         return record
 
     def hand_events(self, match_id: str, number: int) -> list[Event]:
@@ -255,7 +266,7 @@ class Ledger(Application[uuid.UUID]):
                 table_stream(table_id), projector_func=projector(project_table)
             )
         except AggregateNotFoundError:
-            raise StoreError(f"no table {table_id!r} in {self.location}") from None
+            raise StoreError(f"no table {table_id!r} in {self.location}", code="no_match") from None
         return record
 
     def hands_in(self, match_id: str) -> int:
@@ -313,11 +324,16 @@ class Ledger(Application[uuid.UUID]):
                 list(t.players),
                 t.players,
             ):
-                raise StoreError(f"table {table!r} plays {t.ruleset} with {', '.join(t.players)}")
+                raise StoreError(
+                    f"table {table!r} plays {t.ruleset} with {', '.join(t.players)}",
+                    code="bad_parameter",
+                )
             ruleset, players, rules = t.ruleset, t.players, rules or t.rules
             saved.append(seal(table_stream(table), t.version + 1, MatchOpened(match_id), t.digest))
         if ruleset is None or players is None:
-            raise StoreError("a match needs a ruleset and four players (or a table)")
+            raise StoreError(
+                "a match needs a ruleset and four players (or a table)", code="bad_parameter"
+            )
         # A bad rule set, table, house rule or stakes is a FormatError, as in a log's
         # match_started.
         event = MatchStarted(
@@ -336,7 +352,9 @@ class Ledger(Application[uuid.UUID]):
         match = self.match(match_id)
         number = len(match.closed) + 1
         if self.recorder.select_events(hand_stream(match_id, number), limit=1):
-            raise StoreError(f"hand {number} of match {match_id!r} is still in progress")
+            raise StoreError(
+                f"hand {number} of match {match_id!r} is still in progress", code="hand_in_play"
+            )
         state = open_hand(match.state, HandStarted(dealer=dealer), None)
         assert state.hand is not None
         first = stand_alone_start(state, state.hand)
@@ -362,6 +380,7 @@ class Ledger(Application[uuid.UUID]):
             raise RuleError(
                 "record() takes the events inside a hand; use start_match/start_hand",
                 event_type=type(event).TYPE,
+                code="wrong_event_type",
             )
         hand = self.hand(match_id, number)
         if expected_version is not None and expected_version != hand.version:
@@ -371,16 +390,13 @@ class Ledger(Application[uuid.UUID]):
             )
         version = hand.version + 1
         match = self.match(match_id)
-        # Outside a log an event has no line (``line`` is None, as docs/library.md says); the
-        # problem names where the event would stand in the match's export instead.
+        # A stored hand has no log of its own: the event's line is the one it takes in the
+        # match's export, named after the problem (docs/library.md).
         line = match.first_line(number) - 1 + version
         try:
             state = evolve_hand(shift_lines(hand.state, match.first_line(number) - 1), event, line)
         except LogError as exc:
-            raise type(exc)(
-                f"{exc.problem} (hand {number}, line {line} of the match's export)",
-                event_type=exc.event_type,
-            ) from None
+            raise exc.in_stored_hand(number, line) from None
         saved = [seal(hand_stream(match_id, number), version, event, hand.digest)]
         if state.ended:
             rotated = rotate(match.state, state)
@@ -406,7 +422,9 @@ class Ledger(Application[uuid.UUID]):
             self.recorder.insert_events(rows)
         except IntegrityError:
             if exists is not None and rows[0].originator_version == 1:
-                raise StoreError(f"{exists} already exists in {self.location}") from None
+                raise StoreError(
+                    f"{exists} already exists in {self.location}", code="match_exists"
+                ) from None
             raise _lost_race() from None
 
     @contextmanager
@@ -445,7 +463,8 @@ class Ledger(Application[uuid.UUID]):
         stored = self.hand(match_id, number).version
         if not 1 <= version <= stored:
             raise StoreError(
-                f"hand {number} of match {match_id!r} has versions 1 to {stored}, not {version}"
+                f"hand {number} of match {match_id!r} has versions 1 to {stored}, not {version}",
+                code="no_hand",
             )
         state = self.hand(match_id, number, version=version).state
         match = self.match(match_id)
@@ -467,8 +486,7 @@ class Ledger(Application[uuid.UUID]):
             yield from (event for _line, event in self.export_lines(match_id))
             return
         match = self.match(match_id)
-        started = match.started
-        yield attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
+        yield with_rules(match.started)
         for number in range(1, self.hands_in(match_id) + 1):
             events = self.hand_events(match_id, number)
             first = events[0]
@@ -647,14 +665,17 @@ class Ledger(Application[uuid.UUID]):
                     elif kept[r.originator_version - 1] != comparable(r):
                         raise StoreError(
                             f"match {log.match!r} is already recorded with different events: "
-                            f"line {line} ({type(r.event).TYPE}) differs from the stored match"
+                            f"line {line} ({type(r.event).TYPE}) differs from the stored match",
+                            code="log_conflict",
+                            line=line,
                         )
                     else:
                         seen += 1
                 total += missing
             if seen != sum(have.values()):
                 raise StoreError(
-                    f"match {log.match!r} is already recorded with more events than this log holds"
+                    f"match {log.match!r} is already recorded with more events than this log holds",
+                    code="log_conflict",
                 )
             if not total:
                 return

@@ -31,6 +31,7 @@ import attrs
 import msgspec
 from attrs import define, frozen
 
+from mjledger._checks import ids_as_stored
 from mjledger.errors import MjledgerError, RuleError, StoreError
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.fold.match import MatchFold, MatchState, evolve, open_hand, start
@@ -60,7 +61,7 @@ from mjledger.store.integrity import (
     topic_of,
 )
 from mjledger.store.location import PostgresStore, StoreLocation, store_location
-from mjledger.store.records import GENESIS, STORE_CONVERTER, stored_form
+from mjledger.store.records import GENESIS, STORE_CONVERTER, stored_form, with_rules
 from mjledger.store.signing import Verifier
 from mjledger.store.streams import hand_stream, match_stream
 
@@ -91,6 +92,10 @@ CODES: Final[dict[str, str]] = {
     "signature_invalid": "a signature does not verify with the public key",
     "unsigned_hand": "a hand_closed without a signature (with --public-key)",
     "unsigned_head": "the store head without a signature (with --public-key)",
+    "head_rolled_back": "fewer rows than a saved head covers (--since): rows were removed, the "
+    "store rolled back or its newest rows deleted",
+    "head_rewritten": "the first rows are not those a saved head covers (--since): history "
+    "rewritten, or another store's",
 }
 
 _HAND_FIELDS: Final = ("number", "events", "hand_digest")
@@ -442,7 +447,7 @@ class Auditor:
         rows = self._rows(self._stream(stream), GENESIS, stream, lambda v: {"match": match_id})
         first = next(rows, None)
         if first is None:
-            raise StoreError(f"no match {match_id!r} in {self.summary.store}")
+            raise StoreError(f"no match {match_id!r} in {self.summary.store}", code="no_match")
         started = first.event
         if not isinstance(started, MatchStarted) or first.version != 1:
             self._find(
@@ -457,8 +462,7 @@ class Auditor:
             return
         match_id = started.match
         self.summary.matches += 1
-        rules = started.rules or default_rules(started.ruleset)
-        started = attrs.evolve(started, rules=rules)
+        started = with_rules(started)
         self._view_match(match_id, first.rowid, stream, started)
         fixes = _Corrections(self, match_id or "")
         view = self._view_rows(match_id, fixes)
@@ -1211,7 +1215,8 @@ def _event_of(kind: str, data: dict[str, Any]) -> Any:
     fields = {k: v for k, v in data.items() if k not in META_KEYS and k != "type"}
     version = fields.pop("class_version", 1)
     upcast(cls, fields, version)
-    return STORE_CONVERTER.structure(fields, cls)
+    with ids_as_stored():  # ids recorded before they were bounded are kept
+        return STORE_CONVERTER.structure(fields, cls)
 
 
 @lru_cache(maxsize=16)

@@ -115,7 +115,7 @@ class SqliteRows:
         self.path = path
         self.name = str(path)
         if not path.is_file():
-            raise StoreError(f"no store at {path}")
+            raise StoreError(f"no store at {path}", code="store_unavailable")
         try:
             self.db = _read_only(path)
             self.db.execute("SELECT 1 FROM stored_events LIMIT 1").fetchall()
@@ -150,7 +150,7 @@ class SqliteRows:
         self.views_status = "compared"
 
     def failure(self, error: BaseException) -> StoreError:
-        return StoreError(f"cannot read the store {self.path}: {error}")
+        return StoreError(f"cannot read the store {self.path}: {error}", code="store_unavailable")
 
     def last_notification(self) -> int:
         found: int | None = self.db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]

@@ -34,18 +34,19 @@ import attrs
 from attrs import frozen
 from eventsourcing.application import AggregateNotFoundError
 
+from mjledger._checks import ids_as_stored
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.fold.match import rotate
 from mjledger.fold.replay import replay_events
 from mjledger.log.codec import dumps_event, event_to_json, parse_log
 from mjledger.log.events import Event, HandStarted, PlayerAtWallEnd, WallExhausted
-from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.rules.house import rules_to_json
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.importer import shift_lines
 from mjledger.store.projectors import MatchRecord, project_hand, project_match
-from mjledger.store.records import Recorded, seal
+from mjledger.store.records import Recorded, seal, with_rules
 from mjledger.store.streams import _NAMESPACE, match_stream
 
 if TYPE_CHECKING:
@@ -235,17 +236,20 @@ def _closed_hand(ledger: Ledger, match_id: str, number: int) -> MatchRecord:
         if number <= ledger.hands_in(match_id):
             raise StoreError(
                 f"hand {number} of match {match_id!r} is still in progress: "
-                "only a finished hand can be corrected or voided"
+                "only a finished hand can be corrected or voided",
+                code="correction_refused",
             )
-        raise StoreError(f"match {match_id!r} has no hand {number}")
+        raise StoreError(f"match {match_id!r} has no hand {number}", code="no_hand")
     return match
 
 
 def _who(reason: str, by: str) -> None:
     if not reason.strip():
-        raise MjledgerError("a correction needs a reason (--reason)")
+        raise MjledgerError("a correction needs a reason (--reason)", code="bad_parameter")
     if not by.strip():
-        raise MjledgerError("a correction needs the id of who makes it (--by)")
+        raise MjledgerError(
+            "a correction needs the id of who makes it (--by)", code="bad_parameter"
+        )
 
 
 def _refusals_for(stored: HandStarted, fixed: HandStarted, fixed_hand: HandState) -> list[str]:
@@ -329,7 +333,8 @@ def correct(
     if not isinstance(head, HandStarted) or not head.stand_alone:
         raise MjledgerError(
             "the corrected hand must be a stand-alone hand log (its first line a hand_started "
-            "carrying ruleset, players and dealer)"
+            "carrying ruleset, players and dealer)",
+            code="correction_refused",
         )
     fixed = replay_events(events).hands[0]
     stored = ledger.hand_events(match_id, number)[0]
@@ -339,7 +344,10 @@ def correct(
     if stakes_problem is not None:
         problems.append(stakes_problem)
     if problems:
-        raise MjledgerError(f"correction of hand {number} refused: " + "; ".join(problems))
+        raise MjledgerError(
+            f"correction of hand {number} refused: " + "; ".join(problems),
+            code="correction_refused",
+        )
     recorded_next = match.closed[number - 1].next_dealer
     corrected_next = _next_dealer(ledger, match_id, number, fixed, stored)
     moved = corrected_next != recorded_next
@@ -352,7 +360,8 @@ def correct(
         raise MjledgerError(
             f"correction of hand {number} refused: it changes the next dealer to "
             f"{corrected_next or 'nobody (the match would be over)'}, but {later}; pass "
-            "--keep-later-hands to keep the recorded rotation and change only the money"
+            "--keep-later-hands to keep the recorded rotation and change only the money",
+            code="correction_refused",
         )
     log = correction_log(ledger, match_id)
     k = (log.version if log is not None else 0) + 1
@@ -400,11 +409,15 @@ def void(ledger: Ledger, match_id: str, number: int, *, reason: str, by: str) ->
     match = _closed_hand(ledger, match_id, number)
     stakes_problem = _stakes_refusal(ledger, match_id, match, number, {})
     if stakes_problem is not None:
-        raise MjledgerError(f"void of hand {number} refused: {stakes_problem}")
+        raise MjledgerError(
+            f"void of hand {number} refused: {stakes_problem}", code="correction_refused"
+        )
     log = correction_log(ledger, match_id)
     current = log.latest(number) if log is not None else None
     if current is not None and isinstance(current.event, HandVoided):
-        raise MjledgerError(f"hand {number} of match {match_id!r} is already voided")
+        raise MjledgerError(
+            f"hand {number} of match {match_id!r} is already voided", code="correction_refused"
+        )
     original_net = ledger.settlement(match_id, number).net()
     k = (log.version if log is not None else 0) + 1
     entry = HandVoided(match_id, number, reason, by, original_net)
@@ -431,8 +444,7 @@ def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator
     it (rules.md), so the log replays to the corrected totals.
     """
     match = ledger.match(match_id)
-    started = match.started
-    yield 1, attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
+    yield 1, with_rules(match.started)
     free_dealer = False
     for number in range(1, ledger.hands_in(match_id) + 1):
         entry = log.latest(number)
@@ -447,7 +459,8 @@ def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator
         first = events[0]
         assert isinstance(first, HandStarted)
         line = first_line(match, log, number)
-        yield line, HandStarted(dealer=None if free_dealer else first.dealer)
+        with ids_as_stored():  # the stored dealer, kept as recorded
+            yield line, HandStarted(dealer=None if free_dealer else first.dealer)
         if entry is not None and isinstance(entry.event, HandVoided):
             yield line + len(original) - 1, events[1]  # the hand's last recorded line
             free_dealer = True

@@ -95,49 +95,63 @@ def check_store(path: Path, *, writing: bool, create: bool | None = None) -> Non
     if in_memory(text):
         raise StoreError(
             f"--store {text!r} is not a file: an in-memory or URI store keeps nothing; "
-            "give the path of a file"
+            "give the path of a file",
+            code="bad_parameter",
         )
     cause = _cannot_open(path, writing=writing)
     if cause is not None:
-        raise StoreError(cause)
+        raise StoreError(cause, code="store_unavailable")
     if create is None:
         create = writing  # a writer may create the store unless told it must be there
     if not path.exists():
         if create:
             return
-        raise StoreError(f"no store at {path} (record a log first, or pass --store)")
+        raise StoreError(
+            f"no store at {path} (record a log first, or pass --store)", code="store_unavailable"
+        )
     with path.open("rb") as f:
         header = f.read(len(SQLITE_HEADER))
     if not header:
         if writing:
             return  # an empty file: a new store (as `touch` or mktemp leave it)
-        raise StoreError(f"{path} is empty: not a mjledger store (record a log into it first)")
+        raise StoreError(
+            f"{path} is empty: not a mjledger store (record a log into it first)",
+            code="store_damaged",
+        )
     if header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a mjledger store (not an SQLite database)")
+        raise StoreError(
+            f"{path} is not a mjledger store (not an SQLite database)", code="store_damaged"
+        )
     try:
         tables = _tables(path)
     except sqlite3.Error as exc:
-        raise StoreError(f"the store {path} is damaged: {exc}") from None
+        raise StoreError(f"the store {path} is damaged: {exc}", code="store_damaged") from None
     if STORE_TABLE in tables:
         return
     if not tables:  # a database with nothing in it yet (another writer may be creating it)
         if writing:
             return
-        raise StoreError(f"{path} is empty: not a mjledger store (record a log into it first)")
+        raise StoreError(
+            f"{path} is empty: not a mjledger store (record a log into it first)",
+            code="store_damaged",
+        )
     if VIEWS_TABLE in tables:
-        raise StoreError(f"{path} is a views file (read models), not a store")
-    raise StoreError(f"{path} is not a mjledger store (an SQLite database without its tables)")
+        raise StoreError(f"{path} is a views file (read models), not a store", code="store_damaged")
+    raise StoreError(
+        f"{path} is not a mjledger store (an SQLite database without its tables)",
+        code="store_damaged",
+    )
 
 
 def database_problem(path: Path, exc: BaseException, *, writing: bool) -> StoreError:
     """A database error as one line naming the file and, where it can be found, the cause."""
     cause = _cannot_open(path, writing=writing)
     if cause is not None:
-        return StoreError(cause)
+        return StoreError(cause, code="store_unavailable")
     detail = one_line(str(exc) or type(exc).__name__, 120)
     if "malformed" in detail or "not a database" in detail or "corrupt" in detail:
-        return StoreError(f"the store {path} is damaged: {detail}")
-    return StoreError(f"the store {path} cannot be used: {detail}")
+        return StoreError(f"the store {path} is damaged: {detail}", code="store_damaged")
+    return StoreError(f"the store {path} cannot be used: {detail}", code="store_unavailable")
 
 
 def retry_while_locked(action: Callable[[], T], *, seconds: float = 30.0) -> T:

@@ -259,7 +259,7 @@ class HeadRecorder(SQLiteApplicationRecorder):
         c.execute(SELECT_HEAD_AND_LAST)
         head = c.fetchone()
         if head is None:
-            raise StoreError(HEAD_ROW_MISSING)
+            raise StoreError(HEAD_ROW_MISSING, code="store_damaged")
         count, digest, signature = _moved(head[0], head[2], added, signer)
         last: int = head[4] if added else head[1]
         c.execute(

@@ -17,12 +17,13 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, NoReturn
 
 import attrs
 import msgspec
 from attrs import field, frozen
 
+from mjledger._checks import ids_as_stored
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchFold, MatchState, evolve, start, streak_after
@@ -81,7 +82,13 @@ def in_match_form(event: HandStarted) -> HandStarted:
 
 def stand_alone_start(state: MatchState, hand: HandState, *, rules: bool = True) -> HandStarted:
     """The hand's first stored event: the whole context, so its stream replays on its own
-    (without ``rules``: all but the house rules, the same for every hand of the match)."""
+    (without ``rules``: all but the house rules, the same for every hand of the match). Its
+    ids are the match's, as stored: kept, whenever they were recorded."""
+    with ids_as_stored():
+        return _stand_alone_start(state, hand, rules=rules)
+
+
+def _stand_alone_start(state: MatchState, hand: HandState, *, rules: bool) -> HandStarted:
     return HandStarted(
         dealer=hand.dealer,
         ruleset=state.ruleset,  # type: ignore[arg-type]
@@ -375,6 +382,19 @@ def check_log_stream(stream: BinaryIO, block: int = BLOCK) -> CheckedLog:
     return check_events(source)
 
 
+def _refuse_stand_alone(line: int, first: Event, numbered: Iterator[tuple[int, Event]]) -> NoReturn:
+    """A log that is not a match's is not recorded; but a log ``replay`` refuses is refused
+    with replay's own error first, so that both say the same of it (docs/cli.md)."""
+    fold = MatchFold(start(first, line))
+    for _ in fold.feed_all(numbered):
+        pass
+    raise StoreError(
+        "record takes a match log (first line match_started); "
+        "a stand-alone hand can be replayed but not recorded",
+        code="wrong_event_type",
+    )
+
+
 def check_events(source: EventSource) -> CheckedLog:
     """:func:`check_log` of the numbered events ``source()`` gives (each call from the
     log's start, in the codec's order of errors)."""
@@ -383,10 +403,7 @@ def check_events(source: EventSource) -> CheckedLog:
     spool = HandSpool()
     try:
         if not isinstance(first, MatchStarted):
-            raise StoreError(
-                "record takes a match log (first line match_started); "
-                "a stand-alone hand can be replayed but not recorded"
-            )
+            _refuse_stand_alone(first_line, first, numbered)
         first = attrs.evolve(first, rules=first.rules or default_rules(first.ruleset))
         assigned = first.match is None
         digest = content_digest(first) if assigned else None

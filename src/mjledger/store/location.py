@@ -134,7 +134,7 @@ def _int(url: str, name: str, value: str, lowest: int) -> int:
     except ValueError:
         number = lowest - 1
     if number < lowest:
-        raise StoreError(
+        raise _url_error(
             f"store URL {redact(url)}: {name} must be a whole number from {lowest}, not {value!r}"
         )
     return number
@@ -145,7 +145,12 @@ def _flag(url: str, name: str, value: str) -> bool:
         return True
     if value.lower() in ("0", "false", "no", "off"):
         return False
-    raise StoreError(f"store URL {redact(url)}: {name} must be true or false, not {value!r}")
+    raise _url_error(f"store URL {redact(url)}: {name} must be true or false, not {value!r}")
+
+
+def _url_error(problem: str) -> StoreError:
+    """A store URL that cannot name a store: the caller's to fix (``bad_parameter``)."""
+    return StoreError(problem, code="bad_parameter")
 
 
 def parse_url(url: str) -> PostgresStore:
@@ -164,7 +169,7 @@ def parse_url(url: str) -> PostgresStore:
         parts = urlsplit(url)
         port = parts.port or 5432
     except ValueError:
-        raise StoreError(f"store URL {redact(url)}: not a valid URL") from None
+        raise _url_error(f"store URL {redact(url)}: not a valid URL") from None
     options = dict(parse_qsl(parts.query, keep_blank_values=True))
     host = unquote(parts.hostname or "") if parts.hostname else ""
     if "%" in (parts.netloc.rsplit("@", 1)[-1]):
@@ -173,10 +178,10 @@ def parse_url(url: str) -> PostgresStore:
     host = options.pop("host", host) or "localhost"
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname:
-        raise StoreError(f"store URL {redact(url)}: no database name (…/DBNAME)")
+        raise _url_error(f"store URL {redact(url)}: no database name (…/DBNAME)")
     schema = options.pop("schema", "public")
     if not _SCHEMA_NAME.fullmatch(schema):
-        raise StoreError(
+        raise _url_error(
             f"store URL {redact(url)}: schema {schema!r} must be lower-case letters, digits "
             "and underscores, not starting with a digit"
         )
@@ -197,9 +202,9 @@ def parse_url(url: str) -> PostgresStore:
     )
     if store.pool_size + store.max_overflow < 2:
         # A catch-up of the views reads the store while it holds its own transaction open.
-        raise StoreError(f"store URL {redact(url)}: pool_size + max_overflow must be at least 2")
+        raise _url_error(f"store URL {redact(url)}: pool_size + max_overflow must be at least 2")
     if options:
-        raise StoreError(
+        raise _url_error(
             f"store URL {redact(url)}: unknown option {sorted(options)[0]!r} (known: schema, "
             "pool_size, max_overflow, timeout, lock_timeout, pre_ping, create, host)"
         )

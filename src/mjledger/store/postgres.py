@@ -173,7 +173,8 @@ class LedgerRecorder(PostgresApplicationRecorder):
     ) -> Sequence[int] | None:
         if self.datastore.enable_db_functions:
             raise StoreError(
-                "POSTGRES_ENABLE_DB_FUNCTIONS bypasses the store head: mjledger does not use it"
+                "POSTGRES_ENABLE_DB_FUNCTIONS bypasses the store head: mjledger does not use it",
+                code="store_unavailable",
             )
         stored_events = signed_events(stored_events, self.signer)
         ids: Sequence[int] | None = PostgresApplicationRecorder.insert_events(
@@ -191,7 +192,7 @@ class LedgerRecorder(PostgresApplicationRecorder):
         curs.execute(sql.SQL(SELECT_HEAD.replace(HEAD_TABLE, "{}", 1)).format(self.head_table))
         head = curs.fetchone()
         if head is None:
-            raise StoreError(HEAD_ROW_MISSING)
+            raise StoreError(HEAD_ROW_MISSING, code="store_damaged")
         rows, digest, signature = next_head(
             head["rows"], head["digest"], stored_events, self.signer
         )

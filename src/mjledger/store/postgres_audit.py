@@ -77,7 +77,10 @@ class PostgresRows:
             self.conn.read_only = True
             if self._regclass(EVENTS_TABLE) is None:
                 self.conn.close()
-                raise StoreError(f"no store at {store} (no {store.schema}.{EVENTS_TABLE})")
+                raise StoreError(
+                    f"no store at {store} (no {store.schema}.{EVENTS_TABLE})",
+                    code="store_unavailable",
+                )
         except psycopg.Error as exc:
             self.conn.close()
             raise self.failure(exc) from None
@@ -104,7 +107,10 @@ class PostgresRows:
 
     def failure(self, error: BaseException) -> StoreError:
         reason = " ".join(str(error).split())
-        return StoreError(f"cannot read the store {self.store}: {self.store.scrub(reason)}")
+        return StoreError(
+            f"cannot read the store {self.store}: {self.store.scrub(reason)}",
+            code="store_unavailable",
+        )
 
     # --- helpers ------------------------------------------------------------------------------
 

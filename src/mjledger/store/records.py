@@ -32,11 +32,12 @@ from attrs import field, frozen
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
+from mjledger._checks import ids_as_stored
 from mjledger.errors import StoreError
 from mjledger.log.codec import configure_event_classes, make_converter, upcast
-from mjledger.log.events import EVENT_CLASSES
+from mjledger.log.events import EVENT_CLASSES, MatchStarted
 from mjledger.log.fast import ObjectDecoder
-from mjledger.rules.house import rules_to_json
+from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.events import STORE_EVENT_CLASSES
 
 GENESIS: Final = ""
@@ -254,6 +255,13 @@ TOPICS: Final[dict[type, str]] = {
 _CLASS_OF_TOPIC: Final = {topic: cls for cls, topic in TOPICS.items()}
 
 
+def with_rules(started: MatchStarted) -> MatchStarted:
+    """A stored ``match_started`` with every house rule (defaults where its row left them
+    out), its ids kept as stored (a store written before ids were bounded keeps them)."""
+    with ids_as_stored():
+        return attrs.evolve(started, rules=started.rules or default_rules(started.ruleset))
+
+
 def topic_of(cls: type) -> str:
     """The topic a stored row names ``cls`` by: its stable name, else its module path."""
     return TOPICS.get(cls) or get_topic(cls)
@@ -322,11 +330,13 @@ class RecordMapper(Mapper[UUID]):
             data.pop("type", None)
             version = data.pop("class_version", 1)
             upcast(cls, data, version)
-            event = STORE_CONVERTER.structure(data, cls)
+            with ids_as_stored():  # ids recorded before they were bounded are kept
+                event = STORE_CONVERTER.structure(data, cls)
         except Exception as exc:
             raise StoreError(
                 f"stored event {stored_event.originator_id} v{stored_event.originator_version} "
-                f"({stored_event.topic}) cannot be read: {exc}"
+                f"({stored_event.topic}) cannot be read: {exc}",
+                code="store_damaged",
             ) from exc
         return self._recorded(stored_event, event, recorded_at, digest)
 

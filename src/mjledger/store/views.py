@@ -326,7 +326,8 @@ class ViewsCore:
         except TimeoutError:
             raise StoreError(
                 f"the read models did not reach position {position} within {timeout:g} s "
-                f"(at {self.position}; is a projection process running?)"
+                f"(at {self.position}; is a projection process running?)",
+                code="store_unavailable",
             ) from None
 
     def follow(self, stop: threading.Event, *, interval: float = 1.0) -> Iterator[int]:

@@ -39,11 +39,13 @@ class HongKongRules:
         if self.discard_pays == "half" and self.points_per_unit % 2:
             raise FormatError(
                 'house rule discard_pays "half" needs an even points_per_unit, '
-                f"not {self.points_per_unit}"
+                f"not {self.points_per_unit}",
+                code="bad_house_rule",
             )
         if self.min_fan > self.fan_limit:
             raise FormatError(
-                f"house rule min_fan ({self.min_fan}) must be at most fan_limit ({self.fan_limit})"
+                f"house rule min_fan ({self.min_fan}) must be at most fan_limit ({self.fan_limit})",
+                code="bad_house_rule",
             )
 
 

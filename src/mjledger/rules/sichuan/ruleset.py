@@ -56,7 +56,10 @@ class Sichuan(BaseRuleset):
         self, fan: int | None, limit: bool, *, has_tiles: bool
     ) -> tuple[int | None, bool]:
         if limit:
-            raise RuleError("'limit' is a Hong Kong rule; a Sichuan win has no limit hand")
+            raise RuleError(
+                "'limit' is a Hong Kong rule; a Sichuan win has no limit hand",
+                code="wrong_ruleset",
+            )
         if fan is None and not has_tiles:
             raise RuleError("a Sichuan win needs 'fan' (or its tiles)")
         return fan, False
@@ -67,7 +70,10 @@ class Sichuan(BaseRuleset):
         rules = self.rules
         assert fan is not None
         if context.liable is not None:
-            raise RuleError("'liable' is a Hong Kong rule (包); a Sichuan win has no liable player")
+            raise RuleError(
+                "'liable' is a Hong Kong rule (包); a Sichuan win has no liable player",
+                code="wrong_ruleset",
+            )
         notes = explained.notes()
         if context.discarder is not None:
             if notes is not None:
@@ -91,7 +97,9 @@ class Sichuan(BaseRuleset):
     def settle_false_win(
         self, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
-        raise RuleError("a false win (false_win) is a Hong Kong rule; Sichuan has none")
+        raise RuleError(
+            "a false win (false_win) is a Hong Kong rule; Sichuan has none", code="wrong_ruleset"
+        )
 
     def winners_leave(self) -> bool:
         # Blood flow (variants.md): "every player stays in until wall_exhausted".

@@ -35,8 +35,10 @@ def settle_wall(
         extra = sorted(listed - set(still_in))
         if extra:
             who = extra[0]
-            why = "has already won" if who in hand.players else "is not at the table"
-            raise RuleError(f"'remaining' names {who!r}, who {why}")
+            won = who in hand.players
+            why = "has already won" if won else "is not at the table"
+            code = "already_won" if won else "not_at_table"
+            raise RuleError(f"'remaining' names {who!r}, who {why}", code=code)
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
     return wall_transfers(rules, hand, _states(rules, hand, remaining), line)
 
@@ -47,7 +49,7 @@ def _states(
     try:
         derived = derive_wall(rules, remaining, dict(hand.void_suits))
     except TileError as exc:
-        raise RuleError(str(exc)) from None
+        raise RuleError(str(exc), code=exc.code) from None
     return {p: derived.get(p) or asserted(remaining[p]) for p in hand.still_in}
 
 
