@@ -7,6 +7,7 @@ report; the traceback with --debug), 130 interrupted, 141 the reader went away.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import signal
 import subprocess
@@ -121,7 +122,11 @@ def test_replay_json_with_a_full_temporary_directory_is_refused_naming_it(
     monkeypatch.setattr(CLI_MODULE.tempfile, "tempdir", str(tmp_path))
     result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])
     assert result.exit_code == 2, result.stderr
-    assert result.stdout == ""
+    # No partial replay on stdout: only the refusal as data (http-api.md, "The same codes in
+    # the library and the command line"), the same message as the one line on stderr.
+    refusal = json.loads(result.stdout)
+    assert refusal["code"] == "bad_parameter"
+    assert "mjledger: " + refusal["message"] + "\n" == result.stderr
     assert result.stderr.count("\n") == 1
     assert str(tmp_path) in result.stderr
     assert "No space left on device" in result.stderr

@@ -223,15 +223,16 @@ def _refusal(func: Callable[[], object]) -> tuple[str, str] | None:
 
 
 def _strict_record_check(text: str) -> None:
-    """What record refused before it streamed: the whole log parsed strictly, then the first
-    line checked, then the folds."""
+    """What record refuses, said the strict way: the whole log parsed strictly, then the
+    folds (replay's own error first, so both commands say the same of a log), then the first
+    line checked: a log that replays but is not a match's is not recorded."""
     events = parse_log(text)
+    replay_events(events)
     if not isinstance(events[0][1], MatchStarted):
         raise StoreError(
             "record takes a match log (first line match_started); "
             "a stand-alone hand can be replayed but not recorded"
         )
-    replay_events(events)
 
 
 @settings(max_examples=40)
