@@ -142,7 +142,8 @@ def add_commands(
         if target != "-" and not Path(target).exists():  # a match id without its hand number?
             raise MjledgerError(
                 f"cannot read {target}: No such file or directory (a stored hand is named by "
-                f"MATCH N: explain {target} N --store S)"
+                f"MATCH N: explain {target} N --store S)",
+                code="bad_parameter",
             )
         hands, single = explain_file(target, hand)
         print_explanation(hands, lang, as_json, single)

@@ -85,7 +85,8 @@ def temporary_problem(exc: OSError) -> MjledgerError:
     directory): one line naming the directory, not an internal error."""
     return MjledgerError(
         f"cannot write a temporary file in {tempfile.gettempdir()}: {exc.strerror or exc} "
-        "(free some space there, or set $TMPDIR)"
+        "(free some space there, or set $TMPDIR)",
+        code="bad_parameter",
     )
 
 

@@ -73,13 +73,19 @@ def check_output(path: Path, *, force: bool, keep: Iterable[Path] = ()) -> None:
         return  # not there (or not reachable): the write itself says what is wrong
     for kept in keep:
         if _same(path, kept):
-            raise MjledgerError(f"not writing over {path}: the command reads it")
+            raise MjledgerError(
+                f"not writing over {path}: the command reads it", code="bad_parameter"
+            )
     if _is_sqlite(path) or _database_beside(path) is not None:
-        raise MjledgerError(f"not writing over {path}: it is a SQLite database")
+        raise MjledgerError(
+            f"not writing over {path}: it is a SQLite database", code="bad_parameter"
+        )
     if stat.S_ISDIR(mode):
-        raise MjledgerError(f"cannot write {path}: it is a directory")
+        raise MjledgerError(f"cannot write {path}: it is a directory", code="bad_parameter")
     if stat.S_ISREG(mode) and not force:
-        raise MjledgerError(f"{path} exists already; give --force to replace it")
+        raise MjledgerError(
+            f"{path} exists already; give --force to replace it", code="bad_parameter"
+        )
 
 
 def write_output(path: Path, text: str, *, force: bool, keep: Iterable[Path] = ()) -> None:
@@ -91,6 +97,10 @@ def write_output(path: Path, text: str, *, force: bool, keep: Iterable[Path] = (
         with path.open(mode, encoding="utf-8") as f:
             f.write(text)
     except FileExistsError:
-        raise MjledgerError(f"{path} exists already; give --force to replace it") from None
+        raise MjledgerError(
+            f"{path} exists already; give --force to replace it", code="bad_parameter"
+        ) from None
     except OSError as exc:
-        raise MjledgerError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise MjledgerError(
+            f"cannot write {path}: {exc.strerror or exc}", code="bad_parameter"
+        ) from None

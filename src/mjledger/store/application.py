@@ -448,7 +448,9 @@ class Ledger(Application[uuid.UUID]):
             hand = self.hand(match_id, number)
         except LogError as exc:  # an illegal stored row: placed at its line of the export
             line = None if exc.line is None else match.first_line(number) + exc.line - 1
-            raise StoreError(f"stored hand {number} cannot be settled: {exc.at(line)}") from None
+            raise StoreError(
+                f"stored hand {number} cannot be settled: {exc.at(line)}", code="store_damaged"
+            ) from None
         # An open run of wins is closed as the end of the export would close it, then hand-stream
         # positions become export lines.
         state = shift_lines(close_hand(hand.state), match.first_line(number) - 1)

@@ -228,7 +228,8 @@ def require_store(store: PostgresStore) -> None:
     if row is None or row[0] is None:
         raise StoreError(
             f"no store at {store} (no mjledger tables in schema {store.schema!r}; "
-            "record a log first, or check ?schema=)"
+            "record a log first, or check ?schema=)",
+            code="store_unavailable",
         )
 
 
