@@ -61,6 +61,20 @@ def test_a_refusal_stays_status_2_and_success_0(tmp_path: Path) -> None:
     assert CliRunner().invoke(main, ["no-such-command"]).exit_code == 2
 
 
+def _wait_until_reading(process: subprocess.Popen[bytes]) -> None:
+    """Until the interpreter has started and blocks reading its standard input: a signal sent
+    earlier lands in the imports, before mjledger's handler exists (a loaded machine takes
+    seconds to start). Linux says where a process sleeps; elsewhere a fixed wait."""
+    wchan = Path(f"/proc/{process.pid}/wchan")
+    if not wchan.exists():
+        time.sleep(1.5)
+        return
+    deadline = time.monotonic() + 60
+    while "pipe_read" not in wchan.read_text() and time.monotonic() < deadline:
+        assert process.poll() is None, "the command ended before reading"
+        time.sleep(0.05)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_is_status_130() -> None:
     # `replay -` waits on standard input, which never comes: interrupt it there.
@@ -71,7 +85,7 @@ def test_ctrl_c_is_status_130() -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        time.sleep(1.5)  # let the interpreter start and block on reading
+        _wait_until_reading(process)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     finally:
