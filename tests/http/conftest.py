@@ -58,6 +58,11 @@ class Api:
         headers = {**self.auth(role), "content-type": "application/x-ndjson"}
         return self.client.post(path, content=text.encode(), headers=headers)
 
+    def replay_text(self, text: str) -> Any:
+        answer = self.post_log("/v1/replay", text, role="auditor")
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
     def example_hand(self, match: str = EXAMPLE_MATCH, role: str = "staff") -> Any:
         """The spec's example, up to cy's win (the hand at position 5)."""
         assert self.put(f"/v1/matches/{match}", EXAMPLE_START, role).status_code == 201

@@ -411,13 +411,9 @@ async def record_log(call: Call) -> Answer:
         _first_line_scope(call, spool)
         try:
             checked = check_log_stream(spool)
-            if checked.hands == 0 and checked.match is None:  # pragma: no cover - defensive
-                raise Problem("wrong_event_type", "a stand-alone hand is not a match log")
             result = call.ledger.record_checked(checked)
-        except StoreError as exc:
-            raise _log_conflict(exc) from None
         except MjledgerError as exc:
-            raise _stand_alone(exc) from None
+            raise _log_problem(exc) from None
         data = {
             "status": result.status,
             "match": result.match,
@@ -430,23 +426,17 @@ async def record_log(call: Call) -> Answer:
     return await _spooled(call, work)
 
 
-def _log_conflict(exc: StoreError) -> Problem:
+def _log_problem(exc: MjledgerError) -> Problem:
+    """A refused log: a conflict with the stored match (``line`` that differs), a
+    stand-alone hand (no match log), or its first bad line's own code."""
     text = str(exc)
-    if "already recorded with" not in text:
-        return problem_of(exc)
-    line = None
-    marker = text.find(": line ")
-    if marker >= 0:
-        digits = text[marker + 7 :].split(" ", 1)[0]
-        line = int(digits) if digits.isdigit() else None
-    return Problem("log_conflict", text, line=line)
-
-
-def _stand_alone(exc: MjledgerError) -> Problem:
-    problem = problem_of(exc)
-    if "stand-alone" in str(exc) and getattr(exc, "line", None) == 1:
-        return Problem("wrong_event_type", str(exc), line=1, event_type="hand_started")
-    return problem
+    if isinstance(exc, StoreError) and "already recorded with" in text:
+        marker = text.find(": line ")
+        digits = text[marker + 7 :].split(" ", 1)[0] if marker >= 0 else ""
+        return Problem("log_conflict", text, line=int(digits) if digits.isdigit() else None)
+    if isinstance(exc, StoreError) and "stand-alone hand" in text:
+        return Problem("wrong_event_type", text, line=1, event_type="hand_started")
+    return problem_of(exc)
 
 
 async def replay_log(call: Call) -> Answer:

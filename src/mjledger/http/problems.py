@@ -101,9 +101,7 @@ _RULE_CODES: Final = (
     (re.compile(r"own discard|names the (winner|acting)|themselves|itself"), "self_reference"),
     (re.compile(r"below the table minimum"), "below_minimum_fan"),
     (
-        re.compile(
-            r"is a Hong Kong rule|Sichuan has none|not part of \w+ play|a \w+ \w+ carries no"
-        ),
+        re.compile(r"is a Hong Kong rule|has none|has no |not part of \w+ play|carries no"),
         "wrong_ruleset",
     ),
     (re.compile(r"dealer .*(rotation|should|is due|deals)|rotation"), "wrong_dealer"),
@@ -124,7 +122,7 @@ def code_of(error: MjledgerError) -> str:
     if isinstance(given, str) and given in CODES:
         return given
     text = str(error)
-    if isinstance(error, UnknownRulesetError):
+    if isinstance(error, UnknownRulesetError) or "ruleset: expected one of" in text:
         return "unknown_ruleset"
     if isinstance(error, RuleError):
         return next(
