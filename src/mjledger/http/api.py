@@ -344,7 +344,15 @@ async def put_hand(call: Call) -> Answer:
 
 async def put_event(call: Call) -> Answer:
     number, seq = call.params["number"], call.params["seq"]
-    event = await _event(call, lambda: call.ledger.match(call.match).first_line(number) - 1 + seq)
+    try:
+        event = await _event(
+            call, lambda: call.ledger.match(call.match).first_line(number) - 1 + seq
+        )
+    except Problem as problem:
+        if problem.code in ("bad_json", "bad_format", "unknown_ruleset", "bad_house_rule"):
+            hand = await in_thread(lambda: call.ledger.hand(call.match, number))
+            problem.members.setdefault("position", hand.version)
+        raise
     status, body = await in_thread(
         lambda: writes.put_event(call.ledger, call.match, number, seq, event)
     )

@@ -105,7 +105,12 @@ _RULE_CODES: Final = (
         "wrong_ruleset",
     ),
     (re.compile(r"dealer .*(rotation|should|is due|deals)|rotation"), "wrong_dealer"),
-    (re.compile(r"the tiles make|tiles? (cannot|do not)|not complete|void suit"), "bad_tiles"),
+    (
+        re.compile(
+            r"the tiles make|tiles? (cannot|do not)|not complete|void suit|times; there are"
+        ),
+        "bad_tiles",
+    ),
     (re.compile(r"has already ended"), "hand_not_in_play"),
     (re.compile(r"the match is over"), "match_over"),
     (re.compile(r"has not ended yet"), "hand_in_play"),
