@@ -142,8 +142,8 @@ class Call:
         raw = self.raw.get("match")
         if raw is None or self.token is None or self.token.scope is None:
             return
-        decoded = decode_segment(raw)
-        if decoded is not None and not self.token.may_reach(decoded):
+        decoded = decode_segment(raw)  # undecodable: judged on its raw text, refused later
+        if not self.token.may_reach(raw if decoded is None else decoded):
             raise Problem(
                 "out_of_scope",
                 f"this token reaches only matches starting with {self.token.scope!r}",
@@ -234,10 +234,12 @@ class Call:
             try:
                 message = await asyncio.wait_for(self.receive(), timeout=max(left, 0.001))
             except TimeoutError:
-                raise Problem(
+                problem = Problem(
                     "request_timeout",
                     f"the body did not arrive within {self.service.options.body_timeout:g} seconds",
-                ) from None
+                )
+                problem.headers["connection"] = "close"
+                raise problem from None
             if message["type"] == "http.disconnect":
                 raise Problem("request_timeout", "the client went away before the body ended")
             chunk = message.get("body", b"")
