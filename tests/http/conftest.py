@@ -3,11 +3,15 @@ and tokens of each role."""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from litestar.testing import TestClient
 
 from mjledger.http import create_app
@@ -91,3 +95,47 @@ def store(tmp_path: Path) -> str:
 @pytest.fixture
 def api(store: str) -> Iterator[Api]:
     yield from make_api(store)
+
+
+class Server:
+    """uvicorn in a thread on a free loopback port."""
+
+    def __init__(self, store: str, **options: Any) -> None:
+        self.app = create_app(store, **options)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        self.sock = sock
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]})
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join()
+
+    def raw(self, request: bytes, then: bytes = b"", pause: float = 0.0) -> bytes:
+        """Send ``request``, after ``pause`` seconds ``then``, and read the whole answer."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=4) as conn:
+            conn.sendall(request)
+            if pause:
+                time.sleep(pause)
+            try:
+                if then:
+                    conn.sendall(then)
+            except OSError:
+                pass
+            out = b""
+            try:
+                while chunk := conn.recv(65536):
+                    out += chunk
+            except TimeoutError:
+                print("timed out after", out)
+                raise
+        return out

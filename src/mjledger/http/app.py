@@ -67,6 +67,10 @@ def handle_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[
     else:
         log.error("internal error", exc_info=exc)
         problem = Problem("internal_error", "an internal error: this is a bug")
+    if _instance(request).startswith("/desk"):
+        from mjledger.http.desk import desk_problem
+
+        return desk_problem(request, problem)
     return _problem_response(problem, _instance(request))
 
 
@@ -199,7 +203,7 @@ def create_app(store: str | os.PathLike[str] | StoreLocation | None = None, **op
     """The service as an ASGI application over ``store`` (``serve``'s options by their long
     names: ``public_url``, ``max_log_bytes``, ``body_timeout``, ``public_key``,
     ``signing_key``, ``proxy_headers``)."""
-    from mjledger.http import openapi
+    from mjledger.http import desk, openapi
 
     chosen = Options(**options)
     service = open_service(store, chosen)
@@ -208,6 +212,7 @@ def create_app(store: str | os.PathLike[str] | StoreLocation | None = None, **op
         for entry in api.ROUTES
     ]
     handlers.append(openapi.handler())
+    handlers.extend(desk.handlers())
     app = Litestar(
         handlers,
         openapi_config=None,

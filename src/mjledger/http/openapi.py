@@ -255,6 +255,34 @@ def _operation(route: api.Route, bodies: dict[str, Any]) -> dict[str, Any]:
     return operation
 
 
+def _desk_paths() -> dict[str, Any]:
+    from mjledger.http.desk import PAGES
+
+    paths: dict[str, Any] = {}
+    for method, path, summary in PAGES:
+        names = re.findall(r"{(\w+)}", path)
+        media = {"css": "text/css", "svg": "image/svg+xml"}.get(
+            path.rsplit(".", 1)[-1], "text/html"
+        )
+        paths.setdefault(path, {})[method.lower()] = {
+            "operationId": f"desk_{method.lower()}{re.sub(r'[^A-Za-z]+', '_', path)}",
+            "summary": summary,
+            "parameters": [
+                {"name": n, "in": "path", "required": True, "schema": _PARAMETERS[n]} for n in names
+            ],
+            "responses": {
+                "200": {"description": "the page", "content": {media: {"schema": _STR}}},
+                "303": {"description": "to the login form, or after a form post"},
+                "403": {
+                    "description": "csrf_failed, forbidden",
+                    "content": {media: {"schema": _STR}},
+                },
+            },
+            "security": [],
+        }
+    return paths
+
+
 @functools.cache
 def document() -> dict[str, Any]:
     """The whole OpenAPI 3.1 document."""
@@ -275,6 +303,7 @@ def document() -> dict[str, Any]:
             "security": [],
         }
     }
+    paths.update(_desk_paths())
     return {
         "openapi": "3.1.0",
         "info": {
