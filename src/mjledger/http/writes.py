@@ -212,7 +212,7 @@ class CorrectionRequest:
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> CorrectionRequest:
         action = obj.get("action")
-        if action not in _CORRECTION_MEMBERS:
+        if not isinstance(action, str) or action not in _CORRECTION_MEMBERS:
             raise Problem("bad_format", "'action' is 'correct' or 'void'")
         unknown = sorted(set(obj) - _CORRECTION_MEMBERS[action])
         if unknown:
