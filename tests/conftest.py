@@ -21,7 +21,7 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-TIERS = ("unit", "store", "cli", "hostile")
+TIERS = ("unit", "store", "cli", "hostile", "http")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

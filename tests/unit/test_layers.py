@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("mjledger.fold", "mjledger.sim"),
     ("mjledger.store",),
     ("mjledger.explain",),
-    ("mjledger.cli",),
+    ("mjledger.cli", "mjledger.http"),
 ]
 # The top-level package and the modules kept at their documented 0.1 paths re-export others.
 FACADES = {

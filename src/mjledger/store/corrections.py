@@ -35,7 +35,7 @@ from attrs import frozen
 from eventsourcing.application import AggregateNotFoundError
 
 from mjledger._checks import ids_as_stored
-from mjledger.errors import MjledgerError, StoreError
+from mjledger.errors import ConcurrencyError, MjledgerError, StoreError
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.fold.match import rotate
 from mjledger.fold.replay import replay_events
@@ -321,11 +321,13 @@ def correct(
     reason: str,
     by: str,
     keep_later_hands: bool = False,
+    correction: int | None = None,
 ) -> CorrectionResult:
     """Replace hand ``number``'s settlement by the corrected hand in ``fixed_text`` (a
     stand-alone hand log). Refused (nothing written) if its context differs from the stored
     hand's, if it does not end, or if it would deal the next hand to someone else than the
-    record says and ``keep_later_hands`` is not given."""
+    record says and ``keep_later_hands`` is not given. ``correction``: the number it must
+    get (else :class:`ConcurrencyError`, nothing written: another correction came first)."""
     _who(reason, by)
     match = _closed_hand(ledger, match_id, number)
     events = parse_log(fixed_text)
@@ -364,7 +366,7 @@ def correct(
             code="correction_refused",
         )
     log = correction_log(ledger, match_id)
-    k = (log.version if log is not None else 0) + 1
+    k = _next_number(log, correction)
     previous = _previous_digest(ledger, match, log)
     original_net = ledger.settlement(match_id, number).net()
     stream = correction_stream(match_id, number, k)
@@ -390,6 +392,15 @@ def correct(
     return CorrectionResult(match_id, number, "corrected", k, original_net, fixed.net(), moved)
 
 
+def _next_number(log: CorrectionLog | None, expected: int | None) -> int:
+    """The next correction's number in the match; a ConcurrencyError when it is not the one
+    the caller expects (two staff correcting at once: the second is told, not renumbered)."""
+    k = (log.version if log is not None else 0) + 1
+    if expected is not None and k != expected:
+        raise ConcurrencyError(f"the next correction is number {k}, not {expected}")
+    return k
+
+
 def _next_dealer(
     ledger: Ledger, match_id: str, number: int, fixed: HandState, stored: HandStarted
 ) -> str | None:
@@ -403,8 +414,17 @@ def _next_dealer(
     return rotate(state, fixed).next_dealer
 
 
-def void(ledger: Ledger, match_id: str, number: int, *, reason: str, by: str) -> CorrectionResult:
-    """Annul hand ``number``'s settlement (its transfers stop counting; the rotation stays)."""
+def void(
+    ledger: Ledger,
+    match_id: str,
+    number: int,
+    *,
+    reason: str,
+    by: str,
+    correction: int | None = None,
+) -> CorrectionResult:
+    """Annul hand ``number``'s settlement (its transfers stop counting; the rotation stays);
+    ``correction`` as for :func:`correct`."""
     _who(reason, by)
     match = _closed_hand(ledger, match_id, number)
     stakes_problem = _stakes_refusal(ledger, match_id, match, number, {})
@@ -419,7 +439,7 @@ def void(ledger: Ledger, match_id: str, number: int, *, reason: str, by: str) ->
             f"hand {number} of match {match_id!r} is already voided", code="correction_refused"
         )
     original_net = ledger.settlement(match_id, number).net()
-    k = (log.version if log is not None else 0) + 1
+    k = _next_number(log, correction)
     entry = HandVoided(match_id, number, reason, by, original_net)
     ledger._save(
         [seal(corrections_stream(match_id), k, entry, _previous_digest(ledger, match, log))]
