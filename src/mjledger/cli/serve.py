@@ -28,7 +28,7 @@ def _public_url(url: str | None, host: str, port: int) -> str:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - a bad port raises here
     except ValueError:
-        raise MjledgerError(f"--public-url {url!r} is not a URL") from None
+        raise MjledgerError(f"--public-url {url!r} is not a URL", code="bad_parameter") from None
     if (
         parts.scheme not in ("http", "https")
         or not parts.hostname
@@ -40,7 +40,8 @@ def _public_url(url: str | None, host: str, port: int) -> str:
     ):
         raise MjledgerError(
             f"--public-url {url!r} must be http(s)://HOST[:PORT] with no path, query, "
-            "fragment or user info"
+            "fragment or user info",
+            code="bad_parameter",
         )
     return url.rstrip("/")
 
@@ -53,7 +54,9 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise MjledgerError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise MjledgerError(
+            f"cannot listen on {host}:{port}: {exc.strerror}", code="bad_parameter"
+        ) from None
     sock.set_inheritable(True)
     return sock
 
@@ -171,7 +174,7 @@ def token_create(
 
     check_scope(role, scope)
     if name is not None and id_problem(name) is not None:
-        raise MjledgerError(f"--name {name!r}: {id_problem(name)}")
+        raise MjledgerError(f"--name {name!r}: {id_problem(name)}", code="bad_parameter")
     with _access(store) as access:
         token, secret = access.create(role, scope, name)
     if as_json:

@@ -185,7 +185,9 @@ class Access:
     ) -> tuple[Token, str]:
         """A new token: its row, and the secret (shown once, kept nowhere)."""
         if role not in ROLES:
-            raise StoreError(f"a token's role is one of {', '.join(ROLES)}, not {role!r}")
+            raise StoreError(
+                f"a token's role is one of {', '.join(ROLES)}, not {role!r}", code="bad_parameter"
+            )
         secret = TOKEN_PREFIX + new_secret()
         hashed = digest(secret)
         token = Token(hashed[:12], name or hashed[:12], role, scope, now_text(), None, None)
@@ -211,7 +213,7 @@ class Access:
                 f"SELECT {_TOKEN_COLUMNS} FROM {self._prefix}api_tokens WHERE id = ?", (token_id,)
             )
             if not found:
-                raise StoreError(f"no token {token_id!r} in {self.location}")
+                raise StoreError(f"no token {token_id!r} in {self.location}", code="bad_parameter")
             if found[0][6] is None:
                 db.run(
                     f"UPDATE {self._prefix}api_tokens SET revoked_at = ? WHERE id = ?",
@@ -315,12 +317,14 @@ def check_scope(role: str, scope: str | None) -> None:
     if scope is None:
         return
     if role != "backend":
-        raise StoreError(f"--scope is for backend tokens only, not {role}")
+        raise StoreError(f"--scope is for backend tokens only, not {role}", code="bad_parameter")
     problem = id_problem(scope)
     if problem is not None:
-        raise StoreError(f"--scope {scope!r}: {problem}")
+        raise StoreError(f"--scope {scope!r}: {problem}", code="bad_parameter")
     if not scope.endswith(SCOPE_ENDS):
-        raise StoreError(f"--scope {scope!r} must end in one of {' '.join(SCOPE_ENDS)}")
+        raise StoreError(
+            f"--scope {scope!r} must end in one of {' '.join(SCOPE_ENDS)}", code="bad_parameter"
+        )
 
 
 class _Sqlite:
