@@ -386,6 +386,18 @@ def _form_context(service: Service, match_id: str, n: int) -> dict[str, Any]:
     }
 
 
+def _staff_only(token: Token, secret: str) -> Response[Any]:
+    """The desk's answer to a form of staff's opened by another role (auditors read only)."""
+    return page(
+        "message.html",
+        403,
+        title="Refused",
+        who=token,
+        csrf=csrf_for(secret),
+        problem={"code": "forbidden", "detail": "only staff correct hands"},
+    )
+
+
 @get("/desk/matches/{match:str}/hands/{number:str}/correct")
 async def correct_form(request: Request[Any, Any, Any]) -> Response[Any]:
     match, number = request.path_params["match"], request.path_params["number"]
@@ -394,14 +406,7 @@ async def correct_form(request: Request[Any, Any, Any]) -> Response[Any]:
         return _see("/desk/login")
     token, secret = who
     if token.role != "staff":
-        return page(
-            "message.html",
-            403,
-            title="Refused",
-            who=token,
-            csrf=csrf_for(secret),
-            problem={"code": "forbidden", "detail": "only staff correct hands"},
-        )
+        return _staff_only(token, secret)
     match_id, n = _path_match(match), _path_number(number)
     service = _service(request)
     context = await in_thread(lambda: _form_context(service, match_id, n))
@@ -424,14 +429,7 @@ async def _correction_post(
         return checked
     token, secret, fields = checked
     if token.role != "staff":
-        return page(
-            "message.html",
-            403,
-            title="Refused",
-            who=token,
-            csrf=csrf_for(secret),
-            problem={"code": "forbidden", "detail": "only staff correct hands"},
-        )
+        return _staff_only(token, secret)
     match_id, n = _path_match(match), _path_number(number)
     base = f"/desk/matches/{encode_id(match_id)}/hands/{n}"
     service = _service(request)
