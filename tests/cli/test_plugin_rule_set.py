@@ -137,7 +137,7 @@ def test_the_store_shows_exports_and_audits_it(site: Path, table: Path) -> None:
     assert scores["matches"]["pts-1"] == TOTALS
     history = ok(run(site, table, "history", "pts-1", *store))
     assert "won (cy)" in history
-    assert "void" in history
+    assert "no winner" in history  # a hand nobody won (not "void": a suit, an annulment)
     hand = ok(run(site, table, "hand", "pts-1", "2", *store, "--json"))
     assert json.loads(hand)["net"] == {"ana": -3, "bo": -3, "cy": -3, "di": 9}
     exported = ok(run(site, table, "export", "pts-1", *store))
