@@ -95,17 +95,7 @@ def require_existing(store: str | None) -> None:
 def _print_head(store: str | None, as_json: bool) -> None:
     head = store_head(store)
     if as_json:
-        print_json(
-            {
-                "head": head.digest,
-                "rows": head.rows,
-                "stored": None
-                if head.stored_digest is None
-                else {"head": head.stored_digest, "rows": head.stored_rows},
-                "agrees": head.agrees,
-                "signature": head.signature,
-            }
-        )
+        print_json(head.to_json())
     else:
         click.echo(head.digest)
     if not head.agrees:

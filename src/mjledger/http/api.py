@@ -304,16 +304,7 @@ async def audit(call: Call) -> Answer:
 
 async def audit_head(call: Call) -> Answer:
     def work() -> dict[str, Any]:
-        head = store_head(call.ledger.location)
-        return {
-            "head": head.digest,
-            "rows": head.rows,
-            "stored": None
-            if head.stored_digest is None
-            else {"head": head.stored_digest, "rows": head.stored_rows},
-            "agrees": head.agrees,
-            "signature": head.signature,
-        }
+        return store_head(call.ledger.location).to_json()
 
     return _json(200, await in_thread(work))
 

@@ -214,6 +214,20 @@ class StoreHead:
     def agrees(self) -> bool:
         return (self.stored_rows, self.stored_digest) == (self.rows, self.digest)
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``audit --head --json`` prints and ``GET /v1/audit/head`` answers (the file
+        ``audit --since`` reads back): stated once for both doors."""
+        stored = None
+        if self.stored_digest is not None:
+            stored = {"head": self.stored_digest, "rows": self.stored_rows}
+        return {
+            "head": self.digest,
+            "rows": self.rows,
+            "stored": stored,
+            "agrees": self.agrees,
+            "signature": self.signature,
+        }
+
 
 def open_rows(store: str | Path | StoreLocation | None = None) -> AuditRows:
     """A read-only snapshot of the store's rows: a SQLite file or a PostgreSQL schema."""
