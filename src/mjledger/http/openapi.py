@@ -12,8 +12,9 @@ from typing import Any, Final
 from litestar import Request, Response, get
 
 from mjledger import __version__
+from mjledger.errors import CODES
 from mjledger.http import api
-from mjledger.http.problems import CODES, PROBLEM_TYPE
+from mjledger.http.problems import PROBLEM_TYPE
 from mjledger.http.service import json_bytes
 from mjledger.log.schema import log_line_schema
 
@@ -221,7 +222,7 @@ def _problem_responses(route: api.Route) -> dict[str, Any]:
         statuses.add(400)
     return {
         str(s): {
-            "description": ", ".join(c for c, (st, _) in CODES.items() if st == s),
+            "description": ", ".join(c for c, st in CODES.items() if st == s),
             "content": {PROBLEM_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
         for s in sorted(statuses)
