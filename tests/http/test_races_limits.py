@@ -7,7 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -161,3 +161,66 @@ def test_a_body_too_slow_is_408_and_nothing_is_written(store: str, token: str) -
         assert b'"code":"no_match"' in server.raw(
             check.replace(b"\r\n\r\n", b"\r\nconnection: close\r\n\r\n")
         )
+
+
+def test_expect_100_continue_over_the_limit_gets_413_and_no_100(store: str, token: str) -> None:
+    with Server(store, max_log_bytes=1000) as server:
+        request = _request(
+            "POST",
+            "/v1/logs",
+            token,
+            {
+                "content-type": "application/x-ndjson",
+                "content-length": "1001",
+                "expect": "100-continue",
+            },
+        )
+        answer = server.raw(request)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+    assert b"100 Continue" not in answer
+    assert b'"code":"too_large"' in answer
+
+
+class _FullDisk:
+    """A spool on a disk that is full; remembers being closed."""
+
+    opened: ClassVar[list[_FullDisk]] = []
+
+    def __init__(self) -> None:
+        self.writes = 0
+        self.closed = False
+        _FullDisk.opened.append(self)
+
+    def write(self, chunk: bytes) -> int:
+        self.writes += 1
+        raise OSError(28, "No space left on device")
+
+    def seek(self, offset: int) -> int:
+        return offset
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_disk_full_while_spooling_is_503_the_spool_freed_nothing_stored(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("mjledger.http.service.tempfile.TemporaryFile", _FullDisk)
+    before = store_head(api.store)
+    text = (ROOT / "examples" / "hongkong-match.jsonl").read_text()
+    lines = text.splitlines(keepends=True)
+
+    def chunks() -> Iterator[bytes]:
+        for line in lines:
+            yield line.encode()
+
+    headers = {**api.auth("staff"), "content-type": "application/x-ndjson"}
+    answer = api.client.post("/v1/logs", content=chunks(), headers=headers)
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["code"] == "store_unavailable"
+    assert "retry" in answer.json()["detail"]
+    assert [spool.closed for spool in _FullDisk.opened] == [True]
+    assert store_head(api.store) == before
+    # the place to spool was given back: the next log is received
+    monkeypatch.undo()
+    assert api.post_log("/v1/logs", text).status_code == 201

@@ -34,7 +34,6 @@ from mjledger.log.events import MatchStarted
 from mjledger.store.audit import Auditor, AuditReport, store_head
 from mjledger.store.corrections import correction_log, export_with_corrections
 from mjledger.store.importer import check_log_stream
-from mjledger.store.signing import load_verifier
 
 JSON: Final = "application/json"
 NDJSON: Final = "application/x-ndjson"
@@ -290,11 +289,8 @@ async def audit(call: Call) -> Answer:
         for m in matches:
             if not call.ledger.has_match(m):
                 raise Problem("no_match", f"no match {m!r}")
-        key = call.service.options.public_key
         auditor = Auditor(
-            call.ledger.location,
-            matches=matches or None,
-            public_key=load_verifier(key) if key else None,
+            call.ledger.location, matches=matches or None, public_key=call.service.verifier
         )
         findings = tuple(auditor.run())
         return AuditReport(findings, auditor.summary).to_json()

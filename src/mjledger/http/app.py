@@ -24,6 +24,7 @@ from mjledger.http.problems import PROBLEM_TYPE, Problem, problem_of
 from mjledger.http.service import Call, Options, Service, in_thread, json_bytes
 from mjledger.store.application import Ledger
 from mjledger.store.location import StoreLocation, store_location
+from mjledger.store.signing import load_verifier
 
 Scope = MutableMapping[str, Any]
 ASGI = Callable[[Scope, Any, Any], Awaitable[None]]
@@ -183,13 +184,14 @@ async def _send_problem(send: Any, problem: Problem, instance: str) -> None:
 def open_service(store: str | os.PathLike[str] | StoreLocation | None, options: Options) -> Service:
     """The ledger and the tokens' tables of ``store`` (the tables added if missing)."""
     location = store_location(store)
+    verifier = load_verifier(options.public_key) if options.public_key else None
     ledger = Ledger(location, signing_key=options.signing_key)
     try:
         access = Access(location)
     except BaseException:
         ledger.close()
         raise
-    return Service(ledger, access, options)
+    return Service(ledger, access, options, verifier)
 
 
 def _closer(service: Service) -> Callable[[], Awaitable[None]]:

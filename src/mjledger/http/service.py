@@ -23,6 +23,7 @@ from mjledger.http.access import Access, Token
 from mjledger.http.ids import decode_segment, id_problem, positive
 from mjledger.http.problems import Problem, problem_of
 from mjledger.store.application import Ledger
+from mjledger.store.signing import Verifier
 
 T = TypeVar("T")
 
@@ -77,10 +78,15 @@ def origin_of(url: str) -> str | None:
 class Service:
     """What every request of one process shares."""
 
-    def __init__(self, ledger: Ledger, access: Access, options: Options) -> None:
+    def __init__(
+        self, ledger: Ledger, access: Access, options: Options, verifier: Verifier | None = None
+    ) -> None:
         self.ledger = ledger
         self.access = access
         self.options = options
+        # ``--public-key``, read once: a key that is not one is refused when serve starts,
+        # not answered as every audit's error.
+        self.verifier = verifier
         self._spools = 0
         self._spool_lock = threading.Lock()
 
