@@ -155,7 +155,7 @@ def test_a_correction_at_the_desk_and_a_second_staff_member_too_late(desk: Api) 
     )
     assert (again.status_code, again.headers["location"]) == (303, HAND)
     shown = desk.client.get(HAND + "?lang=it")
-    assert "Correction 2" in shown.text
+    assert "Correzione 2: corretta" in shown.text  # the desk speaks the language chosen
     assert "fan 5" in shown.text
     assert "wen.li" in shown.text
     refused = desk.client.post(

@@ -56,34 +56,35 @@ RUNNING_NET: Final = N_("running_net")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def catalog_paths(lang: str) -> tuple[Path, Path]:
-    """The ``.po`` and ``.mo`` of ``lang``."""
+def catalog_paths(lang: str, domain: str = DOMAIN) -> tuple[Path, Path]:
+    """The ``.po`` and ``.mo`` of ``lang`` (``domain``: the explanations' and reports'
+    ``mjledger``, or the web desk's ``desk``)."""
     folder = LOCALE_DIR / lang / "LC_MESSAGES"
-    return folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
+    return folder / f"{domain}.po", folder / f"{domain}.mo"
 
 
 def compile_catalog(po: Path) -> bytes:
     """The ``.mo`` bytes of a ``.po`` file (Babel), as the build writes them."""
     with po.open("rb") as f:
-        catalog = read_po(f, domain=DOMAIN)
+        catalog = read_po(f, domain=po.stem)
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()
 
 
 @cache
-def translations(lang: str) -> gettext.GNUTranslations:
+def translations(lang: str, domain: str = DOMAIN) -> gettext.GNUTranslations:
     """The catalog of ``lang``; a message missing there falls back to English."""
     if lang not in LANGUAGES:
         raise ValueError(f"no catalog for {lang!r} (languages: {', '.join(LANGUAGES)})")
-    po, mo = catalog_paths(lang)
+    po, mo = catalog_paths(lang, domain)
     if mo.exists() and (not po.exists() or mo.stat().st_mtime >= po.stat().st_mtime):
         data = mo.read_bytes()
     else:
         data = compile_catalog(po)
     found = gettext.GNUTranslations(io.BytesIO(data))
     if lang != DEFAULT_LANGUAGE:
-        found.add_fallback(translations(DEFAULT_LANGUAGE))
+        found.add_fallback(translations(DEFAULT_LANGUAGE, domain))
     return found
 
 

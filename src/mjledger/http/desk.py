@@ -20,7 +20,7 @@ from litestar import Request, Response, get, post
 from litestar.response import Redirect
 
 from mjledger.cli.store import MatchSummary, match_summaries
-from mjledger.explain.i18n import LANGUAGES
+from mjledger.explain.i18n import LANGUAGES, translations
 from mjledger.http import reads, writes
 from mjledger.http.access import Token, csrf_for, new_secret
 from mjledger.http.ids import decode_segment, encode_id, id_problem, positive
@@ -31,6 +31,7 @@ from mjledger.store.audit import Auditor, AuditReport, store_head
 from mjledger.store.corrections import correction_log
 
 SESSION_COOKIE: Final = "mjledger_session"
+LANG_COOKIE: Final = "mjledger_lang"
 LOGIN_COOKIE: Final = "mjledger_login"
 FORM_LIMIT: Final = 1024 * 1024 + 4096
 HERE: Final = Path(__file__).parent
@@ -83,18 +84,73 @@ def _headers() -> dict[str, str]:
     }
 
 
-def page(name: str, status: int = 200, **context: Any) -> Response[bytes]:
+def language(request: Request[Any, Any, Any]) -> str:
+    """The page's language: ``?lang=`` (then remembered, see :func:`page`), else the one
+    remembered, else the browser's first choice among the six, else English."""
+    asked = request.query_params.get("lang")
+    if asked is not None:
+        if asked not in LANGUAGES:
+            raise Problem(
+                "bad_parameter", f"?lang is one of {', '.join(LANGUAGES)}", parameter="lang"
+            )
+        return str(asked)
+    kept = request.cookies.get(LANG_COOKIE)
+    if kept in LANGUAGES:
+        return str(kept)
+    for part in request.headers.get("accept-language", "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return "en"
+
+
+def _translator(lang: str) -> Any:
+    """The desk's wording in ``lang`` (its own catalog, ``desk.po``): ``t(id, **params)``."""
+    catalog = translations(lang, "desk")
+
+    def t(message_id: str, **params: Any) -> str:
+        return catalog.gettext(message_id).format(**params)
+
+    return t
+
+
+def _language_links(request: Request[Any, Any, Any]) -> list[tuple[str, str, str]]:
+    """Each language's name and the address of this page in it."""
+    query = {k: v for k, v in request.query_params.items() if k != "lang"}
+    return [
+        (code, LANGUAGE_NAMES[code], f"{request.url.path}?{urlencode({**query, 'lang': code})}")
+        for code in LANGUAGES
+    ]
+
+
+def page(
+    request: Request[Any, Any, Any],
+    name: str,
+    status: int = 200,
+    lang: str | None = None,
+    **context: Any,
+) -> Response[bytes]:
+    """A page in the request's language (``title`` a message id, ``title_args`` its
+    values); a language asked for with ``?lang=`` is remembered for the next pages."""
+    lang = lang or language(request)
     context.setdefault("who", None)
     context.setdefault("problem", None)
-    context.setdefault("lang", "en")
     context.setdefault("csrf", "")
-    html = _templates().get_template(name).render(**context)
-    return Response(
+    context.setdefault("title_args", {})
+    html = (
+        _templates()
+        .get_template(name)
+        .render(lang=lang, t=_translator(lang), languages=_language_links(request), **context)
+    )
+    answer = Response(
         content=html.encode(),
         status_code=status,
         media_type="text/html",
         headers=_headers(),
     )
+    if request.query_params.get("lang") == lang:
+        _cookie(answer, request, LANG_COOKIE, lang)
+    return answer
 
 
 def _see(location: str) -> Response[Any]:
@@ -173,12 +229,13 @@ async def _form(request: Request[Any, Any, Any]) -> dict[str, str]:
     return {k: v[0] for k, v in fields.items() if len(v) == 1}
 
 
-def _csrf_refused(**context: Any) -> Response[bytes]:
-    problem = {"code": "csrf_failed", "detail": "the form's CSRF check failed: reload the page"}
+def _csrf_refused(request: Request[Any, Any, Any], **context: Any) -> Response[bytes]:
+    problem = {"code": "csrf_failed", "detail": _translator(language(request))("desk.refused.csrf")}
     return page(
+        request,
         "login.html" if "who" not in context else "message.html",
         403,
-        title="Refused",
+        title="desk.title.refused",
         problem=problem,
         **context,
     )
@@ -218,7 +275,7 @@ def icon() -> Response[bytes]:
 @get("/desk/login")
 async def login_form(request: Request[Any, Any, Any]) -> Response[bytes]:
     secret = new_secret()
-    answer = page("login.html", title="Log in", csrf=csrf_for(secret))
+    answer = page(request, "login.html", title="desk.title.login", csrf=csrf_for(secret))
     _cookie(answer, request, LOGIN_COOKIE, secret)
     return answer
 
@@ -232,12 +289,20 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
     if not (
         _from_origin(request, service) and cookie and hmac.compare_digest(given, csrf_for(cookie))
     ):
-        return _csrf_refused(csrf=given)
+        return _csrf_refused(request, csrf=given)
     token = await in_thread(lambda: service.access.authenticate(fields.get("token", "").strip()))
     if token is None or token.role not in ("staff", "auditor"):
-        problem = {"code": "forbidden", "detail": "a valid staff or auditor token is needed"}
+        detail = _translator(language(request))("desk.refused.token")
+        problem = {"code": "forbidden", "detail": detail}
         secret = new_secret()
-        answer = page("login.html", 403, title="Log in", csrf=csrf_for(secret), problem=problem)
+        answer = page(
+            request,
+            "login.html",
+            403,
+            title="desk.title.login",
+            csrf=csrf_for(secret),
+            problem=problem,
+        )
         _cookie(answer, request, LOGIN_COOKIE, secret)
         return answer
     ending = request.cookies.get(SESSION_COOKIE)
@@ -262,7 +327,7 @@ async def _posted(
     if not _from_origin(request, _service(request)) or not hmac.compare_digest(
         given, csrf_for(secret)
     ):
-        return _csrf_refused(who=token, csrf=csrf_for(secret))
+        return _csrf_refused(request, who=token, csrf=csrf_for(secret))
     return token, secret, fields
 
 
@@ -300,8 +365,9 @@ async def find(request: Request[Any, Any, Any]) -> Response[Any]:
     shown = found[start : start + 50]
     more = f"/desk?{urlencode({'q': q, 'from': start + 50})}" if start + 50 < len(found) else None
     return page(
+        request,
         "matches.html",
-        title="Find a match",
+        title="desk.title.find",
         who=token,
         csrf=csrf_for(secret),
         q=q,
@@ -327,8 +393,10 @@ async def match_page(request: Request[Any, Any, Any]) -> Response[Any]:
             running[p] += v
         rows.append({"hand": hand, "running": dict(running)})
     return page(
+        request,
         "match.html",
-        title=f"Match {match_id}",
+        title="desk.title.match",
+        title_args={"match": match_id},
         who=token,
         csrf=csrf_for(secret),
         match=output,
@@ -352,19 +420,17 @@ async def hand_page(request: Request[Any, Any, Any]) -> Response[Any]:
         return _see("/desk/login")
     token, secret = who
     match_id, n = _path_match(match), _path_number(number)
-    lang = request.query_params.get("lang", "en")
-    if lang not in LANGUAGES:
-        raise Problem("bad_parameter", f"?lang is one of {', '.join(LANGUAGES)}", parameter="lang")
+    lang = language(request)
     service = _service(request)
     hand = await in_thread(lambda: _existing(service, match_id, reads.hand_body, n))
     explanation = await in_thread(lambda: reads.explanation(service.ledger, match_id, n, lang))
     return page(
+        request,
         "hand.html",
-        title=f"Hand {n} of {match_id}",
+        title="desk.title.hand",
+        title_args={"number": n, "match": match_id},
         who=token,
         csrf=csrf_for(secret),
-        lang=lang,
-        languages=[(code, LANGUAGE_NAMES[code]) for code in LANGUAGES],
         match_id=match_id,
         base=f"/desk/matches/{encode_id(match_id)}/hands/{n}",
         staff=token.role == "staff",
@@ -386,15 +452,19 @@ def _form_context(service: Service, match_id: str, n: int) -> dict[str, Any]:
     }
 
 
-def _staff_only(token: Token, secret: str) -> Response[Any]:
+def _staff_only(request: Request[Any, Any, Any], token: Token, secret: str) -> Response[Any]:
     """The desk's answer to a form of staff's opened by another role (auditors read only)."""
     return page(
+        request,
         "message.html",
         403,
-        title="Refused",
+        title="desk.title.refused",
         who=token,
         csrf=csrf_for(secret),
-        problem={"code": "forbidden", "detail": "only staff correct hands"},
+        problem={
+            "code": "forbidden",
+            "detail": _translator(language(request))("desk.refused.staff"),
+        },
     )
 
 
@@ -406,14 +476,16 @@ async def correct_form(request: Request[Any, Any, Any]) -> Response[Any]:
         return _see("/desk/login")
     token, secret = who
     if token.role != "staff":
-        return _staff_only(token, secret)
+        return _staff_only(request, token, secret)
     match_id, n = _path_match(match), _path_number(number)
     service = _service(request)
     context = await in_thread(lambda: _form_context(service, match_id, n))
     base = f"/desk/matches/{encode_id(match_id)}/hands/{n}"
     return page(
+        request,
         "correct.html",
-        title=f"Correct hand {n} of {match_id}",
+        title="desk.title.correct",
+        title_args={"number": n, "match": match_id},
         who=token,
         csrf=csrf_for(secret),
         base=base,
@@ -429,7 +501,7 @@ async def _correction_post(
         return checked
     token, secret, fields = checked
     if token.role != "staff":
-        return _staff_only(token, secret)
+        return _staff_only(request, token, secret)
     match_id, n = _path_match(match), _path_number(number)
     base = f"/desk/matches/{encode_id(match_id)}/hands/{n}"
     service = _service(request)
@@ -450,9 +522,11 @@ async def _correction_post(
         if action == "correct":
             context["log"] = body["log"]
         return page(
+            request,
             "correct.html",
             problem.status,
-            title=f"Correct hand {n} of {match_id}",
+            title="desk.title.correct",
+            title_args={"number": n, "match": match_id},
             who=token,
             csrf=csrf_for(secret),
             base=base,
@@ -493,16 +567,28 @@ async def audit_page(request: Request[Any, Any, Any]) -> Response[Any]:
 
     report, head = await in_thread(work)
     return page(
-        "audit.html", title="Audit", who=token, csrf=csrf_for(secret), report=report, head=head
+        request,
+        "audit.html",
+        title="desk.title.audit",
+        who=token,
+        csrf=csrf_for(secret),
+        report=report,
+        head=head,
     )
 
 
 def desk_problem(request: Request[Any, Any, Any], problem: Problem) -> Response[bytes]:
-    """A refusal on a desk page, as a page."""
+    """A refusal on a desk page, as a page (in English when the refusal is of ``?lang``)."""
+    try:
+        lang = language(request)
+    except Problem:
+        lang = "en"
     return page(
+        request,
         "message.html",
         problem.status,
-        title="Refused",
+        lang,
+        title="desk.title.refused",
         problem={"code": problem.code, "detail": problem.detail},
     )
 
