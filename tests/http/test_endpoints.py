@@ -8,9 +8,12 @@ from urllib.parse import quote
 
 import pytest
 
+from mjledger.errors import CODES, MjledgerError
 from mjledger.fold.replay import replay
+from mjledger.log.reader import BLOCK
 from mjledger.store.application import Ledger
 from tests.http.conftest import EXAMPLE_MATCH, Api
+from tests.store_logs import sichuan_match
 
 ROOT = Path(__file__).resolve().parents[2]
 HK = (ROOT / "examples" / "hongkong-match.jsonl").read_text()
@@ -378,3 +381,21 @@ def test_an_abandoned_hand_is_voided_and_the_match_goes_on(api: Api) -> None:
     assert late.json()["code"] == "hand_not_in_play"
     assert api.put(f"{M}/hands/2", '{"type": "hand_started"}').status_code == 201
     assert api.get("/v1/audit").json()["findings"] == []
+
+
+def test_a_log_of_many_blocks_replays_over_http_as_in_the_library(api: Api) -> None:
+    """POST /v1/replay decodes its spool block by block (1 MiB each): a log several blocks
+    long, and one whose bad line lies past the first block, answer as the library does."""
+    hands = 1
+    while len(text := sichuan_match(hands).encode()) < 3 * BLOCK:
+        hands *= 2
+    assert api.replay_text(text.decode()) == replay(text.decode()).to_json()
+    bad = text.decode() + '{"type": "discarded", "player": "nobody", "tile": "1m"}\n'
+    refused = api.post_log("/v1/replay", bad, role="auditor")
+    with pytest.raises(MjledgerError) as library:
+        replay(bad)
+    assert refused.status_code == CODES[library.value.code]
+    assert (refused.json()["code"], refused.json()["line"]) == (
+        library.value.code,
+        library.value.line,
+    )

@@ -17,7 +17,7 @@ import attrs
 from mjledger.cli.store import MatchSummary, match_summaries
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.explain.i18n import LANGUAGES
-from mjledger.fold.replay import replay_bytes
+from mjledger.fold.replay import replay_events
 from mjledger.http import reads, writes
 from mjledger.http.bodies import event_body, json_object
 from mjledger.http.ids import encode_id, id_problem
@@ -31,6 +31,7 @@ from mjledger.http.service import (
 )
 from mjledger.log.codec import decode_line, event_to_json
 from mjledger.log.events import MatchStarted
+from mjledger.log.reader import iter_log_file
 from mjledger.store.audit import Auditor, AuditReport, store_head
 from mjledger.store.corrections import correction_log, export_with_corrections
 from mjledger.store.importer import check_log_stream
@@ -436,7 +437,8 @@ def _log_problem(exc: MjledgerError) -> Problem:
 
 async def replay_log(call: Call) -> Answer:
     def work(spool: Any) -> Answer:
-        return _json(200, replay_bytes(spool.read()).to_json())
+        # Read from the spool block by block as it is decoded, not into memory whole.
+        return _json(200, replay_events(iter_log_file(spool)).to_json())
 
     return await _spooled(call, work)
 
