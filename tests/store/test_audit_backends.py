@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from mjledger.cli import main
 from mjledger.ledger import Ledger
 from mjledger.store.audit import audit, store_head
+from mjledger.store.audit.postgres import PostgresRows
 from mjledger.store.location import store_location
-from mjledger.store.postgres_audit import PostgresRows
 from mjledger.store.signing import keygen, load_verifier
 from tests.backends import raw_rows, set_state
 from tests.conftest import EXAMPLES
@@ -184,7 +184,7 @@ def test_the_postgresql_audit_streams_through_pages_and_cursors(
     _record(pg_url)
     expected = audit(pg_url)
     assert expected.findings == ()
-    monkeypatch.setattr("mjledger.store.postgres_audit.PAGE", 2)
+    monkeypatch.setattr("mjledger.store.audit.postgres.PAGE", 2)
     assert audit(pg_url) == expected
     rows = PostgresRows(store_location(pg_url))
     try:

@@ -44,7 +44,7 @@ class _Declines:
 
 def audit_both(store: Path) -> tuple[AuditReport, AuditReport]:
     fast = audit(store)
-    with mock.patch("mjledger.store.audit.canonical_rows", _Declines):
+    with mock.patch("mjledger.store.audit.run.canonical_rows", _Declines):
         general = audit(store)
     return fast, general
 
@@ -264,7 +264,7 @@ def test_signatures_read_the_same_both_ways(tmp_path: Path) -> None:
     ):
         _set(store, rowid, signed)
         fast = audit(store, public_key=verifier)
-        with mock.patch("mjledger.store.audit.canonical_rows", _Declines):
+        with mock.patch("mjledger.store.audit.run.canonical_rows", _Declines):
             general = audit(store, public_key=verifier)
         assert fast.findings == general.findings
         assert fast.summary == general.summary

@@ -1,4 +1,4 @@
-"""The audit's rows from a PostgreSQL store (:class:`mjledger.store.audit_rows.AuditRows`).
+"""The audit's rows from a PostgreSQL store (:class:`mjledger.store.audit.rows.AuditRows`).
 
 One direct connection (not the ledger's pool: the audit opens no ``Ledger``), one transaction
 ``REPEATABLE READ READ ONLY`` for the whole audit, so it reads one snapshot while others go
@@ -23,7 +23,7 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from mjledger.errors import StoreConnectionError, StoreError
-from mjledger.store.audit_rows import (
+from mjledger.store.audit.rows import (
     MARK_BATCH,
     STRAYS_SHOWN,
     VIEW_TABLES,

@@ -1,12 +1,13 @@
 """Where the audit reads its rows: the small interface between the audit's checks and a backend.
 
-The audit (:mod:`mjledger.store.audit`) checks rows; it does not care whether they come from a
-SQLite file or a PostgreSQL schema. A :class:`AuditRows` gives it, in one read-only snapshot,
-the handful of reads it makes — streams in version order, the first rows of matches and tables
-in commit order, every row in commit order for the head, the head row, and the read models'
-rows — each streamed, so the audit's memory does not grow with the store. This module holds
-the interface and the SQLite source; the PostgreSQL one is
-:class:`mjledger.store.postgres_audit.PostgresRows`.
+The audit's passes (:mod:`mjledger.store.audit`) check rows; they do not care whether the rows
+come from a SQLite file or a PostgreSQL schema. A :class:`AuditRows` gives them, in one
+read-only snapshot, the handful of reads they make — streams in version order, the first rows
+of matches and tables in commit order, every row in commit order for the head, the head row,
+and the read models' rows — each streamed, so the audit's memory does not grow with the
+store. This module holds the interface and the SQLite source; the PostgreSQL one is
+:class:`mjledger.store.audit.postgres.PostgresRows`;
+:func:`mjledger.store.audit.sources.open_rows` picks one by the store's location.
 
 Rows come as the audit needs them: a stream's ``(notification, version, topic, state)``, every
 row's ``(notification, stream, version, topic, state)``, with ``stream`` as 32 hex digits and

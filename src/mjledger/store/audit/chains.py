@@ -1,0 +1,191 @@
+"""The chains pass: each stream's rows in version order, every link checked, each row read.
+
+Rows as the ledger seals them are read in one step, their links hashed over their own bytes
+(:mod:`mjledger.store.canonical_rows`); any other row is read strictly, the general way, so a
+damaged row gives the same findings either way. Each link is checked against the *stored*
+digest of the row before, so one edited row gives one finding, not one per row after it.
+A table stream is only a chain with its rows in place, so its pass is here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+from mjledger._checks import ids_as_stored
+from mjledger.errors import MjledgerError
+from mjledger.log.codec import decode_json, upcast
+from mjledger.store.audit.run import Run
+from mjledger.store.events import MatchOpened, TableOpened
+from mjledger.store.integrity import META_KEYS, event_class, link, topic_of
+from mjledger.store.records import GENESIS, STORE_CONVERTER
+from mjledger.store.streams import match_stream
+
+# Where a row of a stream is, for its findings: (version) -> match, hand, export line.
+Place = Callable[[int], dict[str, Any]]
+
+
+class Row:
+    """A checked row: its position, its digest, its event if it reads, and its data
+    (metadata and all). A row :mod:`mjledger.store.canonical_rows` read is decoded into its
+    event only, and into its keys when a check first asks (by msgspec: the row is canonical
+    JSON, which it decodes exactly as the strict decoder does)."""
+
+    __slots__ = ("_data", "digest", "event", "rowid", "state", "version")
+
+    def __init__(
+        self,
+        rowid: int,
+        version: int,
+        data: dict[str, Any] | None,
+        digest: str,
+        event: Any,
+        state: Any = None,
+    ) -> None:
+        self.rowid = rowid
+        self.version = version
+        self._data = data
+        self.digest = digest
+        self.event = event
+        self.state = state
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = msgspec.json.decode(self.state)  # a row CanonicalRows read
+        return self._data
+
+
+def read_chain(
+    run: Run,
+    raw: Iterable[tuple[int, int, str, Any]],
+    previous: str,
+    stream: str,
+    place: Place,
+) -> Iterator[Row]:
+    """Check each raw row of one stream (version, topic, link) and read its event.
+
+    Yields a :class:`Row` per row (``event`` None when it does not read).
+    """
+    expected = 1
+    read = run.canonical.read
+    for rowid, version, topic, state in raw:
+        run.advance(1)
+        if version != expected:
+            run.find(
+                "row_missing",
+                f"versions {expected} to {version - 1} are missing"
+                if version > expected + 1
+                else f"version {expected} is missing",
+                **{"stream": stream, **place(version), "version": expected},
+            )
+        expected = version + 1
+        fast = read(topic, state, previous)
+        if fast is not None:
+            event, computed, digest = fast
+            if computed != digest:
+                run.find(
+                    "chain_broken",
+                    f"the {event.TYPE} row's digest is not its link in the chain",
+                    expected=computed,
+                    found=digest,
+                    **{"stream": stream, "version": version, **place(version)},
+                )
+            previous = digest
+            yield Row(rowid, version, None, digest, event, state)
+            continue
+        where = {"stream": stream, "version": version, **place(version)}
+        row = _read_strictly(run, rowid, version, topic, state, previous, where)
+        previous = row.digest
+        yield row
+
+
+def _read_strictly(
+    run: Run,
+    rowid: int,
+    version: int,
+    topic: str,
+    state: Any,
+    previous: str,
+    where: dict[str, Any],
+) -> Row:
+    """A row the one-step reader declines, read the general way (its digest: the stored one,
+    or the computed link where the stored one is not a string)."""
+    try:
+        text = state.decode("utf-8") if isinstance(state, bytes) else str(state)
+        data = decode_json(text)
+        kind = data["type"]
+        digest = data["digest"]
+        wanted = topic_of(kind)
+    except (MjledgerError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        run.find("row_unreadable", f"the row cannot be read: {why(exc)}", **where)
+        return Row(rowid, version, {}, previous, None)
+    if topic != wanted:
+        run.find(
+            "topic_mismatch",
+            f"a {kind} row stored under another topic",
+            expected=wanted,
+            found=topic,
+            **where,
+        )
+    computed = link(previous, data)
+    if computed != digest:
+        run.find(
+            "chain_broken",
+            f"the {kind} row's digest is not its link in the chain",
+            expected=computed,
+            found=digest,
+            **where,
+        )
+    try:
+        event = event_of(kind, data)
+    except Exception as exc:  # a damaged row can fail anywhere in structuring
+        run.find("row_unreadable", f"the {kind} row is not an event: {why(exc)}", **where)
+        event = None
+    return Row(rowid, version, data, digest if isinstance(digest, str) else computed, event)
+
+
+def audit_table(run: Run, stream: str) -> None:
+    """A table stream: its chain, table_opened first and once, every match it opened held."""
+    run.summary.tables += 1
+    for row in read_chain(run, run.rows.stream(stream), GENESIS, stream, lambda v: {}):
+        if row.event is None:
+            continue
+        event = row.event
+        if (row.version == 1) != isinstance(event, TableOpened):
+            run.find(
+                "row_misplaced",
+                "a table stream starts with table_opened, and has one only",
+                stream=stream,
+                version=row.version,
+            )
+        if isinstance(event, MatchOpened) and not run.rows.has_stream(
+            match_stream(event.match).hex
+        ):
+            run.find(
+                "match_missing",
+                f"the table opened match {event.match!r}, which the store does not hold",
+                match=event.match,
+                stream=stream,
+                version=row.version,
+            )
+
+
+def why(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r}"
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # cattrs' detailed errors
+        exc = exc.exceptions[0]
+    return str(exc) or type(exc).__name__
+
+
+def event_of(kind: str, data: dict[str, Any]) -> Any:
+    """The event of a stored row (upcast to its class's version), as the ledger reads it."""
+    cls = event_class(kind)
+    fields = {k: v for k, v in data.items() if k not in META_KEYS and k != "type"}
+    version = fields.pop("class_version", 1)
+    upcast(cls, fields, version)
+    with ids_as_stored():  # ids recorded before they were bounded are kept
+        return STORE_CONVERTER.structure(fields, cls)

@@ -1,0 +1,134 @@
+"""A hand's first and closing rows against its replay: the hand_started's context and
+rotation as the match gives them, and the hand_closed as the replay closes the hand (both
+compared in their stored form, :func:`mjledger.store.records.stored_form`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from mjledger.fold.hand import HandState
+from mjledger.fold.match import MatchState
+from mjledger.rules.registry import find_ruleset
+from mjledger.store.audit.chains import Row
+from mjledger.store.audit.run import Run
+from mjledger.store.events import HandClosed
+from mjledger.store.importer import closing_of, stand_alone_start
+from mjledger.store.integrity import META_KEYS
+from mjledger.store.records import stored_form
+
+_HAND_FIELDS: Final = ("number", "events", "hand_digest")
+_ROTATION_FIELDS: Final = ("dealer", "dealer_streak", "round_wind")
+_TABLE_FIELDS: Final = ("match", "ruleset", "players", "rules")
+
+
+class TableContext:
+    """A match's table in a hand's stored context, unstructured once per match."""
+
+    def __init__(self) -> None:
+        self._kept: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+    def of(self, state: MatchState, hand: HandState) -> dict[str, Any]:
+        """The compared fields of ``stored_form(stand_alone_start(state, hand))``: the table's
+        (match, ruleset, players, rules: the rules through ``rules_to_json``) and the hand's
+        own (plain strings and integers, None where the stored form leaves a field out)."""
+        table = (state.match_id, state.ruleset, state.players, state.rules)
+        kept = self._kept
+        if kept is None or any(a is not b for a, b in zip(kept[0], table, strict=True)):
+            full = stored_form(stand_alone_start(state, hand))
+            kept = self._kept = (table, {f: full.get(f) for f in _TABLE_FIELDS})
+        round_winds = find_ruleset(state.ruleset).round_winds
+        return {
+            **kept[1],
+            "dealer": hand.dealer,
+            "dealer_streak": hand.dealer_streak,
+            "round_wind": hand.round_wind if round_winds else None,
+            "number": hand.number,
+        }
+
+
+def check_context(run: Run, first: Row, expected: dict[str, Any], where: dict[str, Any]) -> None:
+    """The hand_started row's rotation and table against ``expected`` (:class:`TableContext`)."""
+    found = {k: v for k, v in first.data.items() if k not in META_KEYS}
+    for code, fields in (
+        ("rotation_differs", _ROTATION_FIELDS),
+        ("context_differs", ("number", *_TABLE_FIELDS)),
+    ):
+        wrong = [f for f in fields if expected.get(f) != found.get(f)]
+        if wrong:
+            run.find(
+                code,
+                f"hand_started: {', '.join(wrong)} not as the match gives",
+                expected={f: expected.get(f) for f in wrong},
+                found={f: found.get(f) for f in wrong},
+                **where,
+            )
+
+
+def check_closing(
+    run: Run,
+    closing: Row,
+    replayed: HandState | None,
+    state: MatchState,
+    hand: list[Row],
+    match_id: str | None,
+    number: int,
+    stream: str,
+    end: int,
+) -> None:
+    """The hand_closed row: its fingerprint of the hand's stream, and (the hand replayed) its
+    result as the replay closes the hand."""
+    where = {
+        "match": match_id,
+        "hand": number,
+        "stream": stream,
+        "version": closing.version,
+        "line": end,
+    }
+    found = {k: v for k, v in closing.data.items() if k not in META_KEYS}
+    _check_fingerprint(run, found, hand, number, where)
+    if replayed is None:
+        return
+    if not replayed.ended:
+        run.find(
+            "replay_differs",
+            f"hand_closed for hand {number}, which replays as unfinished",
+            expected={"outcome": "unfinished"},
+            found={"outcome": found.get("outcome")},
+            **where,
+        )
+        return
+    expected = stored_form(closing_of(replayed, state, 0, ""))
+    wrong = [
+        f for f in {*expected, *found} if f not in _HAND_FIELDS and expected.get(f) != found.get(f)
+    ]
+    if wrong:
+        wrong.sort()
+        run.find(
+            "replay_differs",
+            f"hand_closed's {', '.join(wrong)} not as the replay gives",
+            expected={f: expected.get(f) for f in wrong},
+            found={f: found.get(f) for f in wrong},
+            **where,
+        )
+
+
+def _check_fingerprint(
+    run: Run, found: dict[str, Any], hand: list[Row], number: int, where: dict[str, Any]
+) -> None:
+    """The hand_closed's number, events and hand_digest against the hand's stream."""
+    fingerprint = {
+        "type": HandClosed.TYPE,
+        "number": number,
+        "events": len(hand),
+        "hand_digest": hand[-1].digest,
+    }
+    wrong = [f for f in _HAND_FIELDS if fingerprint[f] != found.get(f)]
+    if wrong:
+        run.find(
+            "closing_differs",
+            f"hand_closed does not fit hand {number}'s stream ({', '.join(wrong)})",
+            expected={f: fingerprint[f] for f in wrong},
+            found={f: found.get(f) for f in wrong},
+            **where,
+        )
