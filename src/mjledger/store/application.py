@@ -82,7 +82,7 @@ from mjledger.store.records import (
     topic_of,
     with_rules,
 )
-from mjledger.store.rederive import Rederivation
+from mjledger.store.rederive import Rederivation, Row, rows
 from mjledger.store.signing import signer_from_env
 from mjledger.store.streams import (
     STORE_ENV,
@@ -513,7 +513,7 @@ class Ledger(Application[uuid.UUID]):
         """
         if self.verifier is not None:  # stream by stream, each verified
             return {m: self.replay_match(m) for m in self.matches()}
-        rederivation = Rederivation(self)
+        rederivation = self._rederivation()
         hands: dict[str, list[HandState]] = {}
         with gc_paused():
             for match, hand in rederivation:
@@ -541,17 +541,13 @@ class Ledger(Application[uuid.UUID]):
             return (
                 (match, hand) for match in self.matches() for hand in self.replay_match(match).hands
             )
-        return iter(Rederivation(self))
+        return iter(self._rederivation())
 
-    def _notifications(self, topics: Sequence[str] = ()) -> Iterator[Recorded]:
-        start = 1
-        while True:
-            batch = self.recorder.select_notifications(start, 2000, topics=topics)
-            for n in batch:
-                yield cast(Recorded, self.mapper.to_domain_event(n))
-            if len(batch) < 2000:
-                return
-            start = batch[-1].id + 1
+    def _rederivation(self) -> Rederivation:
+        return Rederivation(self._rows, self.mapper.to_domain_event, self.replay_match)
+
+    def _rows(self, topics: Sequence[str]) -> Iterator[Row]:
+        return rows(self.recorder, topics)
 
     def export(self, match_id: str) -> str:
         """A canonical log: one event per line; it replays to the same result. Blank lines

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import attrs
 from attrs import frozen
@@ -46,11 +46,9 @@ from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.importer import shift_lines
 from mjledger.store.projectors import MatchRecord, project_hand, project_match
+from mjledger.store.reads import StoredLedger
 from mjledger.store.records import Recorded, seal, with_rules
 from mjledger.store.streams import _NAMESPACE, match_stream
-
-if TYPE_CHECKING:
-    from mjledger.store.application import Ledger
 
 
 def corrections_stream(match_id: str) -> uuid.UUID:
@@ -135,7 +133,7 @@ class CorrectionResult:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def correction_log(ledger: Ledger, match_id: str) -> CorrectionLog | None:
+def correction_log(ledger: StoredLedger, match_id: str) -> CorrectionLog | None:
     try:
         log: CorrectionLog = ledger._get(
             corrections_stream(match_id), projector_func=project_corrections
@@ -145,12 +143,12 @@ def correction_log(ledger: Ledger, match_id: str) -> CorrectionLog | None:
     return log
 
 
-def corrected_events(ledger: Ledger, event: HandCorrected) -> list[Event]:
+def corrected_events(ledger: StoredLedger, event: HandCorrected) -> list[Event]:
     stream = correction_stream(event.match, event.number, event.correction)
     return [cast(Recorded, r).event for r in _read(ledger, stream)]
 
 
-def _read(ledger: Ledger, stream: uuid.UUID) -> Iterable[Any]:
+def _read(ledger: StoredLedger, stream: uuid.UUID) -> Iterable[Any]:
     """A corrected hand's stored records (its chain checked first with ``verify=True``)."""
     if ledger.verifier is not None:
         ledger.verifier.check_rows(stream)
@@ -186,7 +184,7 @@ def first_line(match: MatchRecord, log: CorrectionLog | None, number: int) -> in
 
 
 def settle_corrected(
-    ledger: Ledger,
+    ledger: StoredLedger,
     match: MatchRecord,
     number: int,
     original: HandState,
@@ -215,7 +213,7 @@ def settle_corrected(
     return attrs.evolve(state, next_dealer=original.next_dealer)
 
 
-def notes(ledger: Ledger, match_id: str) -> dict[int, list[dict[str, Any]]]:
+def notes(ledger: StoredLedger, match_id: str) -> dict[int, list[dict[str, Any]]]:
     """Every correction of the match, per hand, in the order they were made."""
     log = correction_log(ledger, match_id)
     if log is None:
@@ -230,7 +228,7 @@ def notes(ledger: Ledger, match_id: str) -> dict[int, list[dict[str, Any]]]:
 # --- writing ----------------------------------------------------------------------------------
 
 
-def _closed_hand(ledger: Ledger, match_id: str, number: int) -> MatchRecord:
+def _closed_hand(ledger: StoredLedger, match_id: str, number: int) -> MatchRecord:
     match = ledger.match(match_id)
     if number > len(match.closed):
         if number <= ledger.hands_in(match_id):
@@ -277,7 +275,7 @@ def _refusals_for(stored: HandStarted, fixed: HandStarted, fixed_hand: HandState
 
 
 def _stakes_refusal(
-    ledger: Ledger, match_id: str, match: MatchRecord, number: int, net: dict[str, int]
+    ledger: StoredLedger, match_id: str, match: MatchRecord, number: int, net: dict[str, int]
 ) -> str | None:
     """Table stakes cap every later hand by the balances this hand left, so only the last
     hand of a match with stakes can be corrected, and not so that anyone pays more than they
@@ -308,12 +306,12 @@ def _show(value: object) -> str:
     return str(value)
 
 
-def _previous_digest(ledger: Ledger, match: MatchRecord, log: CorrectionLog | None) -> str:
+def _previous_digest(ledger: StoredLedger, match: MatchRecord, log: CorrectionLog | None) -> str:
     return log.digest if log is not None else match.digest
 
 
 def correct(
-    ledger: Ledger,
+    ledger: StoredLedger,
     match_id: str,
     number: int,
     fixed_text: str,
@@ -402,7 +400,7 @@ def _next_number(log: CorrectionLog | None, expected: int | None) -> int:
 
 
 def _next_dealer(
-    ledger: Ledger, match_id: str, number: int, fixed: HandState, stored: HandStarted
+    ledger: StoredLedger, match_id: str, number: int, fixed: HandState, stored: HandStarted
 ) -> str | None:
     """Who the corrected hand deals the next hand to, by the match's own rotation."""
     before: MatchRecord = ledger._get(
@@ -415,7 +413,7 @@ def _next_dealer(
 
 
 def void(
-    ledger: Ledger,
+    ledger: StoredLedger,
     match_id: str,
     number: int,
     *,
@@ -451,7 +449,9 @@ def void(
 # --- export -----------------------------------------------------------------------------------
 
 
-def export_events(ledger: Ledger, match_id: str, log: CorrectionLog) -> Iterator[tuple[int, Event]]:
+def export_events(
+    ledger: StoredLedger, match_id: str, log: CorrectionLog
+) -> Iterator[tuple[int, Event]]:
     """The match as a plain log with its corrections applied, each event with its line: a
     corrected hand's own events in place of the original's; a voided hand as its start and an
     empty wall (no money) on the hand's first and last recorded lines, the lines between left
@@ -499,7 +499,7 @@ def _empty_wall(start_event: Event) -> WallExhausted:
     return WallExhausted()
 
 
-def export_with_corrections(ledger: Ledger, match_id: str) -> str:
+def export_with_corrections(ledger: StoredLedger, match_id: str) -> str:
     """The match as recorded, line for line, followed by its ``hand_corrected`` and
     ``hand_voided`` extension lines (docs/store.md) in the order they were made: the whole
     record, for an audit, with every line where the recorded log has it. ``replay`` refuses
@@ -511,7 +511,7 @@ def export_with_corrections(ledger: Ledger, match_id: str) -> str:
     return "".join(line + "\n" for line in out)
 
 
-def _extension_line(ledger: Ledger, c: Correction) -> str:
+def _extension_line(ledger: StoredLedger, c: Correction) -> str:
     """One correction as its extension line: the hand, when, who, why, and the hand's net
     before and after it (a void's: nobody pays)."""
     import json

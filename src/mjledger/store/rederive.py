@@ -10,8 +10,8 @@ mapper, as any read does. Another persistence module is read through its notific
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final, cast
 
 import attrs
 import msgspec
@@ -19,6 +19,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteAggregateRecorder
 
 from mjledger.fold.hand import HandState
+from mjledger.fold.replay import Replay
 from mjledger.fold.stream import HandFolder
 from mjledger.log.events import EVENT_CLASSES, Event, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules
@@ -26,9 +27,6 @@ from mjledger.store.corrections import corrections_stream
 from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.records import Recorded, row_decoder, topic_of
 from mjledger.store.streams import hand_stream
-
-if TYPE_CHECKING:
-    from mjledger.store.application import Ledger
 
 PAGE: Final = 2000
 _MATCH_STARTED: Final = topic_of(MatchStarted)
@@ -53,11 +51,13 @@ class _HandOpening(msgspec.Struct):
 
 
 Row = tuple[Any, int, str, bytes]  # originator id and version, topic, state
+# The rows of some topics in notification order (a backend's reader, as :func:`rows` is).
+RowReader = Callable[[Sequence[str]], Iterator[Row]]
 
 
-def rows(ledger: Ledger, topics: Sequence[str] = _FOLDED) -> Iterator[Row]:
-    """The rows of ``topics`` (the folded classes) in notification order, a page at a time."""
-    recorder = ledger.recorder
+def rows(recorder: Any, topics: Sequence[str] = _FOLDED) -> Iterator[Row]:
+    """The rows of ``topics`` (the folded classes) in notification order, a page at a time:
+    a SQLite recorder's read straight from its table, any other's through its notifications."""
     if not isinstance(recorder, SQLiteAggregateRecorder):
         start = 1
         while True:
@@ -94,8 +94,17 @@ class Rederivation:
     export after the pass, one match at a time.
     """
 
-    def __init__(self, ledger: Ledger) -> None:
-        self.ledger = ledger
+    def __init__(
+        self,
+        read: RowReader,
+        to_event: Callable[[StoredEvent], Any],
+        replay_match: Callable[[str], Replay],
+    ) -> None:
+        """``read``: the store's rows by topic; ``to_event``: the store's mapper (a stored row
+        to its record); ``replay_match``: a corrected match re-derived from its export."""
+        self.read = read
+        self.to_event = to_event
+        self.replay_match = replay_match
         self.folders: dict[str, HandFolder] = {}
 
     def __iter__(self) -> Iterator[tuple[str, HandState]]:
@@ -109,9 +118,9 @@ class Rederivation:
         match_of_stream: dict[Any, str] = {}
         stream_of_match: dict[str, Any] = {}
         folders = self.folders
-        corrected_streams = {_uuid(r[0]) for r in rows(self.ledger, _CORRECTIONS)}
+        corrected_streams = {_uuid(r[0]) for r in self.read(_CORRECTIONS)}
         corrected: list[str] = []
-        for stream, version, topic, state in rows(self.ledger):
+        for stream, version, topic, state in self.read(_FOLDED):
             if topic == _MATCH_STARTED:
                 started = cast(MatchStarted, self._mapped(stream, version, topic, state))
                 match = started.match or ""
@@ -158,7 +167,7 @@ class Rederivation:
             if last is not None:
                 yield match, last
         for match in corrected:
-            replay = self.ledger.replay_match(match)
+            replay = self.replay_match(match)
             yield from ((match, hand) for hand in replay.hands)
             folders[match].state = replay.state
             folders[match].totals = replay.totals()
@@ -170,4 +179,4 @@ class Rederivation:
             topic=topic,
             state=state,
         )
-        return cast(Recorded, self.ledger.mapper.to_domain_event(stored)).event
+        return cast(Recorded, self.to_event(stored)).event

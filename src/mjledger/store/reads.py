@@ -1,0 +1,54 @@
+"""What the application's helpers need of a ledger, as a protocol: the corrections
+(:mod:`mjledger.store.corrections`) read streams and write rows through it, so that they never
+import the application (:class:`mjledger.store.application.Ledger`) that calls them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+from mjledger.fold.hand import HandState
+from mjledger.log.events import Event
+from mjledger.store.projectors import MatchRecord
+from mjledger.store.records import Recorded
+
+
+class RowsChecker(Protocol):
+    """Verify on read (:class:`mjledger.store.verify.ChainVerifier`), as the corrections ask."""
+
+    def check_rows(self, stream: uuid.UUID, version: int | None = None) -> None: ...
+
+
+class StoredEvents(Protocol):
+    """The application's event store, as the corrections read a stream from it."""
+
+    def get(self, originator_id: uuid.UUID) -> Iterable[Any]: ...
+
+
+class StoredLedger(Protocol):
+    """A ledger as the corrections see it: its streams folded, its matches and hands, and one
+    transaction of sealed rows."""
+
+    @property
+    def verifier(self) -> RowsChecker | None: ...
+
+    @property
+    def events(self) -> StoredEvents: ...
+
+    def _get(self, stream: uuid.UUID, *, version: int | None = None, projector_func: Any) -> Any:
+        """The stream folded by ``projector_func`` (checked first with ``verify=True``)."""
+
+    def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
+        """The records in one transaction."""
+
+    def match(self, match_id: str) -> MatchRecord: ...
+
+    def hands_in(self, match_id: str) -> int: ...
+
+    def hand_events(self, match_id: str, number: int) -> list[Event]: ...
+
+    def settlement(self, match_id: str, number: int) -> HandState: ...
+
+    def export_events(self, match_id: str, *, corrected: bool = True) -> Iterator[Event]: ...
