@@ -1,7 +1,9 @@
 """The stored rows of either backend, read behind the ledger's back (as an auditor would).
 
-The contract suite runs on SQLite and on PostgreSQL; what it checks in the raw rows (the JSON
-of each event, the digest chains, notification order) must not depend on which one it is.
+The contract suite runs once per backend object that keeps its rows (:data:`PERSISTING`,
+from :mod:`mjledger.store.backends`: SQLite and PostgreSQL); what it checks in the raw rows
+(the JSON of each event, the digest chains, notification order) must not depend on which one
+it is.
 """
 
 from __future__ import annotations
@@ -12,12 +14,29 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mjledger.ledger import hand_stream, match_stream
+from mjledger.store.backends import Backend, PostgresBackend, SqliteBackend, backend_for
 from mjledger.store.location import PostgresStore, SqliteStore, store_location
 from mjledger.store.records import GENESIS, chain
 from mjledger.store.views import views_path
 
 Row = tuple[int, str, int, str, dict[str, Any]]
+# The backends whose rows outlive the ledger (the in-memory one keeps none to read back).
+PERSISTING: tuple[type[Backend], ...] = (SqliteBackend, PostgresBackend)
+
+
+def new_store(backend: type[Backend], request: pytest.FixtureRequest, name: str = "store") -> str:
+    """A new, empty store of ``backend``: a file, or a fresh PostgreSQL database (checked to
+    open as that backend)."""
+    if backend is SqliteBackend:
+        store = str(request.getfixturevalue("tmp_path") / f"{name}.sqlite")
+    else:
+        cluster = request.getfixturevalue("pg_cluster")
+        store = str(cluster.url(cluster.create_database()))
+    assert type(backend_for(store)) is backend
+    return store
 
 
 def _postgres(store: PostgresStore) -> Any:

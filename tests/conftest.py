@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests import pg
+from tests.backends import PERSISTING, new_store
 
 settings.register_profile("default", max_examples=60, deadline=None)
 settings.register_profile(
@@ -76,9 +77,8 @@ def pg_url(pg_cluster: pg.Cluster, pg_database: str) -> str:
     return pg_cluster.url(pg_database)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A new, empty store on each backend: the contract suite runs once per backend."""
-    if request.param == "sqlite":
-        return str(tmp_path / "store.sqlite")
-    return str(request.getfixturevalue("pg_url"))
+@pytest.fixture(params=PERSISTING, ids=lambda backend: backend.name)
+def any_store(request: pytest.FixtureRequest) -> str:
+    """A new, empty store of each backend object that keeps rows (SQLite, PostgreSQL): the
+    contract suite runs once per backend."""
+    return new_store(request.param, request)

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from mjledger.cli import main
-from mjledger.store.corrections import correction_stream, corrections_stream
+from mjledger.store.correction_log import correction_stream, corrections_stream
 from mjledger.store.streams import hand_stream, match_stream
 from tests.conftest import CONTRACT
 

@@ -16,7 +16,7 @@ import re
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import pytest
@@ -26,11 +26,13 @@ from mjledger import Discarded, KongDeclared, StoreError
 from mjledger.cli import main
 from mjledger.ledger import Ledger, hand_stream, match_stream
 from mjledger.store.audit import CODES, AuditReport, audit, store_head
+from mjledger.store.backends import Backend
 from mjledger.store.head import fold_head
 from mjledger.store.location import SqliteStore, store_location
 from mjledger.store.signing import SigningKeyError, keygen, load_verifier
 from mjledger.store.verify import ChainError
 from mjledger.store.views import views_path
+from tests.backends import PERSISTING, new_store
 from tests.conftest import EXAMPLES
 from tests.store_logs import sichuan_match
 
@@ -52,28 +54,20 @@ def key(tmp_path: Path) -> Path:
     return private
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-def new_store(backend: str, request: pytest.FixtureRequest, name: str) -> str:
-    """A new, empty store on ``backend``: a file, or a fresh PostgreSQL database."""
-    if backend == "sqlite":
-        return str(request.getfixturevalue("tmp_path") / f"{name}.sqlite")
-    cluster = request.getfixturevalue("pg_cluster")
-    return str(cluster.url(cluster.create_database()))
+@pytest.fixture(params=PERSISTING, ids=lambda backend: backend.name)
+def backend(request: pytest.FixtureRequest) -> type[Backend]:
+    return cast(type[Backend], request.param)
 
 
 @pytest.fixture
-def store(backend: str, request: pytest.FixtureRequest) -> str:
+def store(backend: type[Backend], request: pytest.FixtureRequest) -> str:
     path = new_store(backend, request, "store")
     record(path)
     return path
 
 
 @pytest.fixture
-def signed(backend: str, request: pytest.FixtureRequest, key: Path) -> str:
+def signed(backend: type[Backend], request: pytest.FixtureRequest, key: Path) -> str:
     path = new_store(backend, request, "signed")
     record(path, key)
     return path
@@ -484,7 +478,7 @@ def head_by_the_formula(path: str | Path) -> tuple[int, str]:
 
 
 def test_the_head_row_follows_every_transaction(
-    backend: str, request: pytest.FixtureRequest
+    backend: type[Backend], request: pytest.FixtureRequest
 ) -> None:
     path = new_store(backend, request, "h")
     ledger = Ledger(path)
@@ -668,7 +662,7 @@ def test_every_code_is_documented() -> None:
 
 
 def test_the_head_stays_whole_under_concurrent_writers(
-    backend: str, request: pytest.FixtureRequest
+    backend: type[Backend], request: pytest.FixtureRequest
 ) -> None:
     """Each writer updates the head in its own transaction, with its inserts: threads on one
     Ledger and a second Ledger (another connection) leave a head that covers every row."""
@@ -797,7 +791,7 @@ def test_corrections_and_voids_audit_clean_and_are_signed(tmp_path: Path, key: P
     assert audit(signed, public_key=pub(key)).findings == ()
     report = audit(plain, public_key=pub(key))
     unsigned = {(f.hand, f.stream) for f in report.findings if f.code == "unsigned_hand"}
-    from mjledger.store.corrections import corrections_stream
+    from mjledger.store.correction_log import corrections_stream
 
     assert {(h, s) for h, s in unsigned if s == corrections_stream(SCM).hex} == {
         (3, corrections_stream(SCM).hex),
@@ -806,7 +800,7 @@ def test_corrections_and_voids_audit_clean_and_are_signed(tmp_path: Path, key: P
 
 
 def test_an_edited_correction_is_found(tmp_path: Path) -> None:
-    from mjledger.store.corrections import correction_stream, corrections_stream
+    from mjledger.store.correction_log import correction_stream, corrections_stream
 
     store = corrected_store(tmp_path / "c.sqlite")
     rowid, _, data = rows_of(store, corrections_stream(SCM))[0]
@@ -836,7 +830,7 @@ def test_a_read_model_that_ignores_a_correction_is_found(tmp_path: Path) -> None
 
 
 def test_verify_on_read_follows_corrections(tmp_path: Path) -> None:
-    from mjledger.store.corrections import correction_stream
+    from mjledger.store.correction_log import correction_stream
 
     store = corrected_store(tmp_path / "c.sqlite")
     trusting = Ledger(store)

@@ -144,11 +144,8 @@ def test_signing_into_a_postgresql_store_signs_as_on_sqlite(
     assert {"chain_broken", "replay_differs", "head_mismatch"} <= set(tampered[0]["counts"])
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_verify_on_read_settles_an_intact_store_on_both_backends(
-    backend: str, request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
-    store = str(tmp_path / "s.sqlite") if backend == "sqlite" else request.getfixturevalue("pg_url")
+def test_verify_on_read_settles_an_intact_store_on_both_backends(any_store: str) -> None:
+    store = any_store
     _record(store)
     with Ledger(store) as plain, Ledger(store, verify=True) as verified:
         assert verified.settlement(HK, 3) == plain.settlement(HK, 3)

@@ -21,18 +21,22 @@ from click.testing import CliRunner
 from mjledger.cli import main
 from mjledger.ledger import Ledger
 from mjledger.store.audit import audit
+from mjledger.store.backends import Backend, SqliteBackend
 from mjledger.store.signing import keygen, load_verifier
 from mjledger.store.since import read_saved_head, since
+from tests.backends import PERSISTING, new_store
 from tests.conftest import EXAMPLES
-from tests.store.test_audit import Raw, new_store
+from tests.store.test_audit import Raw
 from tests.store_logs import sichuan_match
 
 HEAD_ROW = "SELECT rows, notification, digest, signature FROM ledger_head WHERE id = 1"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+@pytest.fixture(params=PERSISTING, ids=lambda backend: backend.name)
+def backend(request: pytest.FixtureRequest) -> type[Backend]:
+    """Each backend object that keeps rows (SQLite, PostgreSQL)."""
+    backend: type[Backend] = request.param
+    return backend
 
 
 @pytest.fixture(params=[False, True], ids=["unsigned", "signed"])
@@ -82,7 +86,9 @@ def _codes(document: dict[str, Any]) -> list[str]:
 
 
 @pytest.fixture
-def grown(backend: str, key: Path | None, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+def grown(
+    backend: type[Backend], key: Path | None, request: pytest.FixtureRequest, tmp_path: Path
+) -> Any:
     """A store with one match, its head saved, then a second match recorded."""
     store = new_store(backend, request, "store")
     _record(store, key, _hong_kong())
@@ -90,7 +96,7 @@ def grown(backend: str, key: Path | None, request: pytest.FixtureRequest, tmp_pa
     first = Raw(store)
     with first:
         old_head = first.execute(HEAD_ROW).fetchone()
-    if backend == "sqlite":
+    if backend is SqliteBackend:
         shutil.copy(store, tmp_path / "copy.sqlite")
     _record(store, key, sichuan_match(4, seed=5, match_id="later"))
     after = _save_head(store, tmp_path / "after.json")
@@ -147,10 +153,10 @@ def test_a_store_that_lost_its_newest_match_with_the_old_head_restored(
 
 
 def test_a_store_rolled_back_to_an_earlier_copy(
-    grown: Any, backend: str, key: Path | None, tmp_path: Path
+    grown: Any, backend: type[Backend], key: Path | None, tmp_path: Path
 ) -> None:
     store, before, _after, old_head = grown
-    if backend == "sqlite":
+    if backend is SqliteBackend:
         shutil.copy(tmp_path / "copy.sqlite", store)  # the file as it was, put back
     else:
         _delete_after(store, old_head)  # a dump of then restored: the same rows
@@ -165,7 +171,11 @@ def test_a_store_rolled_back_to_an_earlier_copy(
 
 
 def test_a_store_with_another_history_is_rewritten(
-    grown: Any, backend: str, key: Path | None, request: pytest.FixtureRequest, tmp_path: Path
+    grown: Any,
+    backend: type[Backend],
+    key: Path | None,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
 ) -> None:
     _store, _before, _after, _ = grown
     other = new_store(backend, request, "other")

@@ -23,8 +23,8 @@ from mjledger.explain.steps import (
 from mjledger.fold.hand import HandEvent, HandState, close_hand
 from mjledger.fold.match import start
 from mjledger.store.application import Ledger
+from mjledger.store.correction_log import Correction
 from mjledger.store.corrections import (
-    Correction,
     corrected_events,
     correction_log,
     first_line,
@@ -32,7 +32,7 @@ from mjledger.store.corrections import (
     settle_corrected,
 )
 from mjledger.store.events import HandCorrected
-from mjledger.store.importer import shift_lines
+from mjledger.store.hand_forms import shift_lines
 from mjledger.store.projectors import MatchRecord
 
 HAND_VOIDED: str = N_("hand_voided")

@@ -28,7 +28,7 @@ from mjledger.store.corrections import (
     first_line,
 )
 from mjledger.store.events import HandCorrected
-from mjledger.store.importer import in_match_form, shift_lines
+from mjledger.store.hand_forms import in_match_form, shift_lines
 
 
 def _in_force(log: CorrectionLog | None, number: int) -> Correction | None:

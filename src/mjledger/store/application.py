@@ -15,14 +15,12 @@ each append names the stream version it extends, and the database's primary key 
 
 from __future__ import annotations
 
-import operator
 import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, cast
 
 import attrs
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -30,40 +28,37 @@ from eventsourcing.persistence import (
     InfrastructureFactory,
     IntegrityError,
     Mapper,
-    PersistenceError,
     StoredEvent,
 )
 from eventsourcing.utils import Environment
 
 from mjledger._gc import gc_paused
-from mjledger.errors import ConcurrencyError, FormatError, LogError, RuleError, StoreError
-from mjledger.fold.hand import HandEvent, HandState, close_hand, evolve_hand
-from mjledger.fold.match import open_hand, rotate
+from mjledger.errors import ConcurrencyError, LogError, StoreError
+from mjledger.fold.hand import HandEvent, HandState, close_hand
+from mjledger.fold.match import open_hand
 from mjledger.fold.replay import Replay, replay_events
 from mjledger.log.codec import dumps_event
 from mjledger.log.events import Event, HandStarted, MatchStarted
-from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
+from mjledger.store.appends import (
+    appended,
+    house_rules,
+    opened_at,
+    refuse_outside_hand,
+    table_opened,
+)
+from mjledger.store.backends import PERSISTENCE, backend_for
 from mjledger.store.corrections import correction_log, settle_corrected
 from mjledger.store.corrections import export_events as corrected_export
-from mjledger.store.events import MatchOpened, RulesChanged, TableOpened
-from mjledger.store.files import read_only_uri
-from mjledger.store.head import HeadRecorder, stored_events, table_rows
+from mjledger.store.events import RulesChanged
+from mjledger.store.hand_forms import in_match_form, shift_lines, stand_alone_start
 from mjledger.store.importer import (
-    HAND_CLOSED,
-    HAND_STARTED,
-    MATCH_STARTED,
     CheckedLog,
     RecordResult,
     check_log,
-    closing_of,
-    comparable,
-    in_match_form,
     new_match_id,
-    shift_lines,
-    stand_alone_start,
 )
-from mjledger.store.location import PostgresStore, SqliteStore, StoreLocation, store_location
+from mjledger.store.location import PostgresStore, SqliteStore, StoreLocation
 from mjledger.store.projectors import (
     HandRecord,
     MatchRecord,
@@ -73,16 +68,9 @@ from mjledger.store.projectors import (
     project_table,
     projector,
 )
-from mjledger.store.records import (
-    GENESIS,
-    Recorded,
-    RecordMapper,
-    TableRow,
-    seal,
-    topic_of,
-    with_rules,
-)
-from mjledger.store.rederive import Rederivation, Row, rows
+from mjledger.store.recording import lost_race, raced, write_log
+from mjledger.store.records import GENESIS, Recorded, RecordMapper, TableRow, seal, with_rules
+from mjledger.store.rederive import Rederivation, Row, match_ids, replays
 from mjledger.store.signing import signer_from_env
 from mjledger.store.streams import (
     STORE_ENV,
@@ -92,14 +80,7 @@ from mjledger.store.streams import (
     table_stream,
 )
 from mjledger.store.verify import ChainVerifier
-from mjledger.store.views import ViewsCore, open_views
-
-# Persistence modules a Ledger can run on, by name (eventsourcing's PERSISTENCE_MODULE).
-PERSISTENCE: Final[dict[str, str]] = {
-    "sqlite": "eventsourcing.sqlite",
-    "memory": "eventsourcing.popo",
-    "postgres": "eventsourcing.postgres",  # chosen by a postgresql:// URL
-}
+from mjledger.store.views import ViewsCore
 
 __all__ = [
     "PERSISTENCE",
@@ -150,42 +131,21 @@ class Ledger(Application[uuid.UUID]):
         ``signing_key`` (else ``$MJLEDGER_SIGNING_KEY``): a private key file to sign each hand's
         closing and the store head with; ``verify``: check the digest chain of
         every stream before settling from it (docs/store.md, "Verify on read")."""
-        if persistence not in PERSISTENCE:
-            raise StoreError(
-                f"unknown persistence {persistence!r} (known: {', '.join(PERSISTENCE)})",
-                code="bad_parameter",
-            )
-        memory = persistence == "memory"
-        self.location = SqliteStore(Path(":memory:")) if memory else store_location(path)
+        self.backend = backend = backend_for(path, persistence=persistence, read_only=read_only)
+        self.location = backend.location
+        # What callers (the command line, the views) read of the store's kind, kept as before.
+        self.persistence = backend.name
         self.postgres = self.location if isinstance(self.location, PostgresStore) else None
         self.path = self.location.path if isinstance(self.location, SqliteStore) else None
-        if self.postgres is not None:
-            persistence = "postgres"
-        elif persistence == "postgres":
-            raise StoreError(
-                f"PostgreSQL needs a postgresql:// URL, not {self.location}", code="bad_parameter"
-            )
-        self.persistence = persistence
-        self.read_only = read_only and persistence == "sqlite"
+        self.read_only = backend.read_only
         self.views_db = views
         signer = signer_from_env(signing_key)  # a bad key is refused before the store opens
         settings = {
-            "PERSISTENCE_MODULE": PERSISTENCE[persistence],
             "AGGREGATE_CACHE_MAXSIZE": "4096",
             "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+            **backend.settings(),
+            **(env or {}),
         }
-        if self.postgres is not None:
-            settings.update(self.postgres.settings())
-            settings["APPLICATION_RECORDER_TOPIC"] = "mjledger.store.postgres:LedgerRecorder"
-        else:
-            assert self.path is not None
-            dbname = read_only_uri(self.path) if self.read_only else str(self.path)
-            settings.update({"SQLITE_DBNAME": dbname, "SQLITE_LOCK_TIMEOUT": "30"})
-            if self.read_only:
-                settings["CREATE_TABLE"] = "n"
-            if persistence == "sqlite":  # the store head, and signatures, in each transaction
-                settings["APPLICATION_RECORDER_TOPIC"] = "mjledger.store.head:HeadRecorder"
-        settings.update(env or {})
         # Explicit settings win over the process environment (Application's default order is
         # class env < os.environ < given env; we pass everything as the given env).
         self._lock = threading.RLock()
@@ -196,12 +156,11 @@ class Ledger(Application[uuid.UUID]):
             factory = getattr(self, "factory", None)
             if factory is not None:  # no pool left trying to connect in the background
                 factory.close()
-            if self.postgres is not None and isinstance(error, PersistenceError):
-                from mjledger.store.postgres import open_failure
-
-                raise open_failure(self.postgres, error) from None
+            failure = backend.open_failure(error)
+            if failure is not None:
+                raise failure from None
             raise
-        if persistence != "memory":  # both backends' recorders keep the head and sign
+        if backend.keeps_head:  # the recorders that keep the head sign it, and each hand
             self.recorder.signer = signer  # type: ignore[attr-defined]
         self.verifier = ChainVerifier(self.recorder) if verify else None
 
@@ -210,9 +169,7 @@ class Ledger(Application[uuid.UUID]):
 
     def construct_factory(self, env: Environment) -> InfrastructureFactory[Any]:
         factory = super().construct_factory(env)
-        if self.read_only:
-            # Reading never switches the journal mode (a read-only or immutable file cannot).
-            cast(Any, factory).datastore.pool.is_journal_mode_wal = True
+        self.backend.adapt(factory)
         return factory
 
     # --- reading streams ----------------------------------------------------------------------
@@ -284,20 +241,14 @@ class Ledger(Application[uuid.UUID]):
         players: Sequence[str],
         rules: HouseRules | dict[str, Any] | None = None,
     ) -> TableRecord:
-        event = MatchStarted(ruleset=ruleset, players=tuple(players))  # type: ignore[arg-type]
-        opened = TableOpened(
-            table=table_id,
-            ruleset=event.ruleset,
-            players=event.players,
-            rules=_rules(event.ruleset, rules),
-        )
+        opened = table_opened(table_id, ruleset, players, rules)
         self._save([seal(table_stream(table_id), 1, opened, GENESIS)], f"table {table_id!r}")
         return self.table(table_id)
 
     def change_rules(self, table_id: str, rules: HouseRules | dict[str, Any]) -> TableRecord:
         """New house rules for the table's next match; a match in play keeps its own."""
         table = self.table(table_id)
-        changed = RulesChanged(ruleset=table.ruleset, rules=_rules(table.ruleset, rules))  # type: ignore[arg-type]
+        changed = RulesChanged(ruleset=table.ruleset, rules=house_rules(table.ruleset, rules))  # type: ignore[arg-type]
         self._save([seal(table_stream(table_id), table.version + 1, changed, table.digest)])
         return self.table(table_id)
 
@@ -319,17 +270,8 @@ class Ledger(Application[uuid.UUID]):
         saved: list[Recorded] = []
         if table is not None:
             t = self.table(table)
-            if ruleset not in (None, t.ruleset) or players not in (
-                None,
-                list(t.players),
-                t.players,
-            ):
-                raise StoreError(
-                    f"table {table!r} plays {t.ruleset} with {', '.join(t.players)}",
-                    code="bad_parameter",
-                )
+            saved.append(opened_at(t, match_id, ruleset, players))
             ruleset, players, rules = t.ruleset, t.players, rules or t.rules
-            saved.append(seal(table_stream(table), t.version + 1, MatchOpened(match_id), t.digest))
         if ruleset is None or players is None:
             raise StoreError(
                 "a match needs a ruleset and four players (or a table)", code="bad_parameter"
@@ -340,7 +282,7 @@ class Ledger(Application[uuid.UUID]):
             ruleset=ruleset,  # type: ignore[arg-type]
             players=tuple(players),
             match=match_id,
-            rules=_rules(ruleset, rules),
+            rules=house_rules(ruleset, rules),
             stakes=stakes,
         )
         saved.insert(0, seal(match_stream(match_id), 1, event, GENESIS))
@@ -376,32 +318,9 @@ class Ledger(Application[uuid.UUID]):
         on top of the stream raises :class:`ConcurrencyError`: reload and retry. Without it,
         the event is appended on top of the stream as it is when the append lands.
         """
-        if isinstance(event, (MatchStarted, HandStarted)):
-            raise RuleError(
-                "record() takes the events inside a hand; use start_match/start_hand",
-                event_type=type(event).TYPE,
-                code="wrong_event_type",
-            )
+        refuse_outside_hand(event)
         hand = self.hand(match_id, number)
-        if expected_version is not None and expected_version != hand.version:
-            raise ConcurrencyError(
-                f"hand {number} of match {match_id!r} is at version {hand.version}, "
-                f"not {expected_version}: reload and retry"
-            )
-        version = hand.version + 1
-        match = self.match(match_id)
-        # A stored hand has no log of its own: the event's line is the one it takes in the
-        # match's export, named after the problem (docs/library.md).
-        line = match.first_line(number) - 1 + version
-        try:
-            state = evolve_hand(shift_lines(hand.state, match.first_line(number) - 1), event, line)
-        except LogError as exc:
-            raise exc.in_stored_hand(number, line) from None
-        saved = [seal(hand_stream(match_id, number), version, event, hand.digest)]
-        if state.ended:
-            rotated = rotate(match.state, state)
-            closing = closing_of(state, rotated, version, saved[0].digest)
-            saved.append(seal(match_stream(match_id), match.version + 1, closing, match.digest))
+        saved = appended(match_id, number, self.match(match_id), hand, event, expected_version)
         try:
             self._save(saved)
         except ConcurrencyError:
@@ -410,7 +329,7 @@ class Ledger(Application[uuid.UUID]):
             # No version named: the event goes on top of what another writer appended first,
             # validated again against that state (so it may now be refused), never dropped.
             return self.record(match_id, number, event)
-        return version
+        return hand.version + 1
 
     def _save(self, records: Sequence[Recorded], exists: str | None = None) -> None:
         self._insert([self.mapper.to_stored_event(r) for r in records], exists)
@@ -425,19 +344,15 @@ class Ledger(Application[uuid.UUID]):
                 raise StoreError(
                     f"{exists} already exists in {self.location}", code="match_exists"
                 ) from None
-            raise _lost_race() from None
+            raise lost_race() from None
 
     @contextmanager
     def _writer(self) -> Iterator[Callable[[Sequence[TableRow]], None]]:
         """What inserts a long run of transactions, rows in the table's form, a lost race a
-        :class:`ConcurrencyError`: on SQLite the recorder's writer (one connection for them
-        all, :meth:`HeadRecorder.writer`), else the recorder itself."""
-        recorder = self.recorder
-        if isinstance(recorder, HeadRecorder):
-            with recorder.writer() as write:
-                yield _raced(write)
-        else:
-            yield _raced(lambda rows: recorder.insert_events(stored_events(rows)))
+        :class:`ConcurrencyError`: the backend's writer (on SQLite one connection for them
+        all, :meth:`HeadRecorder.writer`)."""
+        with self.backend.writer(self.recorder) as write:
+            yield raced(write)
 
     # --- reading results ----------------------------------------------------------------------
 
@@ -513,24 +428,7 @@ class Ledger(Application[uuid.UUID]):
         """
         if self.verifier is not None:  # stream by stream, each verified
             return {m: self.replay_match(m) for m in self.matches()}
-        rederivation = self._rederivation()
-        hands: dict[str, list[HandState]] = {}
-        with gc_paused():
-            for match, hand in rederivation:
-                hands.setdefault(match, []).append(hand)
-        out = {}
-        for match, folder in rederivation.folders.items():
-            state = folder.state
-            assert state is not None
-            out[match] = Replay(
-                ruleset=state.ruleset,
-                match=state.match_id,
-                players=state.players,
-                rules=state.rules,
-                hands=tuple(hands.get(match, ())),
-                state=state,
-            )
-        return out
+        return replays(self._rederivation())
 
     def rederive(self) -> Iterator[tuple[str, HandState]]:
         """Every hand of every match in the store, re-derived as ``replay`` of the match's
@@ -547,7 +445,7 @@ class Ledger(Application[uuid.UUID]):
         return Rederivation(self._rows, self.mapper.to_domain_event, self.replay_match)
 
     def _rows(self, topics: Sequence[str]) -> Iterator[Row]:
-        return rows(self.recorder, topics)
+        return self.backend.rows(self.recorder, topics)
 
     def export(self, match_id: str) -> str:
         """A canonical log: one event per line; it replays to the same result. Blank lines
@@ -563,19 +461,7 @@ class Ledger(Application[uuid.UUID]):
     def matches(self) -> list[str]:
         """Every match id in the store, in the order they were started (a ``match_started``
         row that cannot be read is left out: the other matches stay listed)."""
-        topic = topic_of(MatchStarted)
-        found = []
-        start = 1
-        while True:
-            batch = self.recorder.select_notifications(start, 2000, topics=[topic])
-            for n in batch:
-                try:
-                    found.append(cast(Recorded, self.mapper.to_domain_event(n)).event.match)
-                except StoreError:
-                    continue
-            if len(batch) < 2000:
-                return found
-            start = batch[-1].id + 1
+        return match_ids(self._rows, self.mapper.to_domain_event)
 
     # --- whole logs ---------------------------------------------------------------------------
 
@@ -607,102 +493,7 @@ class Ledger(Application[uuid.UUID]):
         loses a race re-reads what is stored and goes on from there, so both end with the
         whole match stored once, and a writer that found everything there says so.
         """
-        written = _Written()
-        for _ in range(log.hands + 3):
-            stored = self._stored_records(log.match)
-            try:
-                self._write_missing(log, stored, written, progress)
-            except ConcurrencyError:
-                continue  # another writer appended first: compare with what it stored
-            break
-        else:  # pragma: no cover - every lost race means the other writer got further
-            raise ConcurrencyError(f"match {log.match!r} kept changing while it was recorded")
-        return RecordResult(
-            match=log.match,
-            status=(
-                "recorded" if written.started else "resumed" if written.batches else "unchanged"
-            ),
-            hands=written.hands,
-            events=written.events,
-            id_assigned=log.id_assigned,
-        )
-
-    def _stored_records(self, match_id: str) -> dict[uuid.UUID, list[dict[str, Any]]] | None:
-        if not self.has_match(match_id):
-            return None
-        streams = [match_stream(match_id)] + [
-            hand_stream(match_id, n) for n in range(1, self.hands_in(match_id) + 1)
-        ]
-        return {
-            s: [
-                comparable(cast(Recorded, self.mapper.to_domain_event(e)))
-                for e in self.recorder.select_events(s)
-            ]
-            for s in streams
-        }
-
-    def _write_missing(
-        self,
-        log: CheckedLog,
-        stored: dict[uuid.UUID, list[dict[str, Any]]] | None,
-        written: _Written,
-        progress: Callable[[int, int], None] | None,
-    ) -> None:
-        """Compare the log with what is stored of its match (one pass, writing nothing), then
-        write what is missing (a second pass): memory holds one hand of the log, not all."""
-        have = {stream: len(rows) for stream, rows in (stored or {}).items()}
-        total = log.hands + 1
-        if stored is not None:
-            seen = total = 0
-            for batch, lines in log.batches():
-                missing = False
-                for r, line in zip(batch, lines, strict=True):
-                    kept = stored.get(r.originator_id, [])
-                    if r.originator_version > len(kept):
-                        missing = True
-                    elif kept[r.originator_version - 1] != comparable(r):
-                        raise StoreError(
-                            f"match {log.match!r} is already recorded with different events: "
-                            f"line {line} ({type(r.event).TYPE}) differs from the stored match",
-                            code="log_conflict",
-                            line=line,
-                        )
-                    else:
-                        seen += 1
-                total += missing
-            if seen != sum(have.values()):
-                raise StoreError(
-                    f"match {log.match!r} is already recorded with more events than this log holds",
-                    code="log_conflict",
-                )
-            if not total:
-                return
-        # Nothing of the match stored yet: every row, from the spool (decoded and folded
-        # once, by check_log). Else the rows missing, the log decoded again.
-        batches = (
-            log.rows()
-            if stored is None
-            else (
-                table_rows(
-                    [
-                        self.mapper.to_stored_event(r)
-                        for r in batch
-                        if r.originator_version > have.get(r.originator_id, 0)
-                    ]
-                )
-                for batch, _ in log.batches()
-            )
-        )
-        done = 0
-        with self._writer() as insert:
-            for rows in batches:
-                if not rows:
-                    continue
-                insert(rows)
-                written.add(list(map(_TOPIC, rows)))
-                done += 1
-                if progress is not None:
-                    progress(done, total)
+        return write_log(self, log, progress)
 
     # --- projections --------------------------------------------------------------------------
 
@@ -711,12 +502,7 @@ class Ledger(Application[uuid.UUID]):
         """The read models (running scores, dealer streaks, match history), caught up on read."""
         with self._lock:
             if self._views is None:
-                if self.postgres is not None:
-                    from mjledger.store.postgres import PostgresLedgerViews
-
-                    self._views = PostgresLedgerViews(self)
-                else:
-                    self._views = open_views(self)
+                self._views = self.backend.views(self)
             return self._views
 
     @property
@@ -735,48 +521,3 @@ class Ledger(Application[uuid.UUID]):
     def close(self) -> None:
         self.drop_views()
         super().close()
-
-
-_TOPIC: Final = operator.itemgetter(2)  # a row's topic, in the table's form
-
-
-def _lost_race() -> ConcurrencyError:
-    return ConcurrencyError("another writer appended to the same stream first: reload and retry")
-
-
-def _raced(write: Callable[[Sequence[TableRow]], object]) -> Callable[[Sequence[TableRow]], None]:
-    """``write`` with a lost race (a row another writer inserted first) a ConcurrencyError."""
-
-    def insert(rows: Sequence[TableRow]) -> None:
-        try:
-            write(rows)
-        except IntegrityError:
-            raise _lost_race() from None
-
-    return insert
-
-
-def _rules(ruleset: str, rules: HouseRules | dict[str, Any] | None) -> HouseRules:
-    if rules is None:
-        return default_rules(ruleset)
-    if isinstance(rules, dict):
-        return rules_from_json(ruleset, rules)
-    expected = type(default_rules(ruleset))
-    if not isinstance(rules, expected):
-        raise FormatError(f"{ruleset} needs {expected.__name__}, not {type(rules).__name__}")
-    return rules
-
-
-class _Written:
-    """What one ``record`` wrote, counted as it goes (the records themselves are not kept)."""
-
-    def __init__(self) -> None:
-        self.started = False
-        self.batches = self.hands = self.events = 0
-
-    def add(self, topics: list[str]) -> None:
-        """Count one written batch, by its rows' topics (counted in C: a hand has many)."""
-        self.batches += 1
-        self.started |= MATCH_STARTED in topics
-        self.hands += topics.count(HAND_STARTED)
-        self.events += len(topics) - topics.count(HAND_CLOSED)

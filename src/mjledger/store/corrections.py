@@ -27,7 +27,7 @@ more from a player than they held before that hand (:func:`_stakes_refusal`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 import attrs
@@ -43,78 +43,19 @@ from mjledger.log.codec import dumps_event, event_to_json, parse_log
 from mjledger.log.events import Event, HandStarted, PlayerAtWallEnd, WallExhausted
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.registry import find_ruleset
+from mjledger.store.correction_log import (
+    Correction,
+    CorrectionLog,
+    correction_stream,
+    corrections_stream,
+    project_corrections,
+)
 from mjledger.store.events import HandCorrected, HandVoided
-from mjledger.store.importer import shift_lines
+from mjledger.store.hand_forms import shift_lines
 from mjledger.store.projectors import MatchRecord, project_hand, project_match
 from mjledger.store.reads import StoredLedger
 from mjledger.store.records import Recorded, seal, with_rules
-from mjledger.store.streams import _NAMESPACE, match_stream
-
-
-def corrections_stream(match_id: str) -> uuid.UUID:
-    return uuid.uuid5(_NAMESPACE, f"corrections/{match_id}")
-
-
-def correction_stream(match_id: str, number: int, correction: int) -> uuid.UUID:
-    return uuid.uuid5(_NAMESPACE, f"hand/{match_id}/{number}/correction/{correction}")
-
-
-@frozen
-class Correction:
-    """One row of a match's corrections stream, with when it was stored."""
-
-    version: int
-    when: str
-    event: HandCorrected | HandVoided
-
-    @property
-    def number(self) -> int:
-        return self.event.number
-
-    @property
-    def kind(self) -> str:
-        return "corrected" if isinstance(self.event, HandCorrected) else "voided"
-
-    def note(self, players: Sequence[str]) -> dict[str, Any]:
-        """What ``history --json`` shows of it: kind, when, by, reason, the nets around it."""
-        e = self.event
-        net = e.net if isinstance(e, HandCorrected) else dict.fromkeys(players, 0)
-        return {
-            "kind": self.kind,
-            "when": self.when,
-            "by": e.by,
-            "reason": e.reason,
-            "original_net": dict(e.original_net),
-            "net": dict(net),
-        }
-
-
-@frozen
-class CorrectionLog:
-    version: int
-    digest: str
-    entries: tuple[Correction, ...] = ()
-
-    def latest(self, number: int, before: int | None = None) -> Correction | None:
-        """The correction in force for hand ``number`` (only those below version ``before``)."""
-        found = None
-        for c in self.entries:
-            if c.number == number and (before is None or c.version < before):
-                found = c
-        return found
-
-    def of(self, number: int) -> tuple[Correction, ...]:
-        return tuple(c for c in self.entries if c.number == number)
-
-
-def project_corrections(
-    record: CorrectionLog | None, stored: Iterable[Recorded]
-) -> CorrectionLog | None:
-    for r in stored:
-        entry = Correction(r.originator_version, r.recorded_at, r.event)
-        previous = record.entries if record is not None else ()
-        record = CorrectionLog(r.originator_version, r.digest, (*previous, entry))
-    return record
+from mjledger.store.streams import match_stream
 
 
 @frozen
@@ -348,21 +289,7 @@ def correct(
             f"correction of hand {number} refused: " + "; ".join(problems),
             code="correction_refused",
         )
-    recorded_next = match.closed[number - 1].next_dealer
-    corrected_next = _next_dealer(ledger, match_id, number, fixed, stored)
-    moved = corrected_next != recorded_next
-    if moved and not keep_later_hands:
-        later = (
-            f"hand {number + 1} is recorded as dealt by {recorded_next}"
-            if number < ledger.hands_in(match_id)
-            else f"the record deals the next hand to {recorded_next}"
-        )
-        raise MjledgerError(
-            f"correction of hand {number} refused: it changes the next dealer to "
-            f"{corrected_next or 'nobody (the match would be over)'}, but {later}; pass "
-            "--keep-later-hands to keep the recorded rotation and change only the money",
-            code="correction_refused",
-        )
+    moved = _moves_the_deal(ledger, match_id, match, number, fixed, stored, keep_later_hands)
     log = correction_log(ledger, match_id)
     k = _next_number(log, correction)
     previous = _previous_digest(ledger, match, log)
@@ -397,6 +324,35 @@ def _next_number(log: CorrectionLog | None, expected: int | None) -> int:
     if expected is not None and k != expected:
         raise ConcurrencyError(f"the next correction is number {k}, not {expected}")
     return k
+
+
+def _moves_the_deal(
+    ledger: StoredLedger,
+    match_id: str,
+    match: MatchRecord,
+    number: int,
+    fixed: HandState,
+    stored: HandStarted,
+    keep_later_hands: bool,
+) -> bool:
+    """Whether the corrected hand deals the next hand to someone else than the record says
+    (refused unless ``keep_later_hands``)."""
+    recorded_next = match.closed[number - 1].next_dealer
+    corrected_next = _next_dealer(ledger, match_id, number, fixed, stored)
+    moved = corrected_next != recorded_next
+    if moved and not keep_later_hands:
+        later = (
+            f"hand {number + 1} is recorded as dealt by {recorded_next}"
+            if number < ledger.hands_in(match_id)
+            else f"the record deals the next hand to {recorded_next}"
+        )
+        raise MjledgerError(
+            f"correction of hand {number} refused: it changes the next dealer to "
+            f"{corrected_next or 'nobody (the match would be over)'}, but {later}; pass "
+            "--keep-later-hands to keep the recorded rotation and change only the money",
+            code="correction_refused",
+        )
+    return moved
 
 
 def _next_dealer(

@@ -53,7 +53,8 @@ from mjledger.store.head import (
 from mjledger.store.integrity import head_message
 from mjledger.store.location import PostgresStore, redact
 from mjledger.store.signing import Signer
-from mjledger.store.views import SQL, VIEW_TABLES, LedgerSource, Overtaken, ViewsCore
+from mjledger.store.views import LedgerSource, Overtaken, ViewsCore
+from mjledger.store.views_sql import SQL, VIEW_TABLES
 
 F = TypeVar("F", bound=Callable[..., Any])
 

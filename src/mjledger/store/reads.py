@@ -1,18 +1,21 @@
-"""What the application's helpers need of a ledger, as a protocol: the corrections
-(:mod:`mjledger.store.corrections`) read streams and write rows through it, so that they never
-import the application (:class:`mjledger.store.application.Ledger`) that calls them.
+"""What the application's helpers need of a ledger, as protocols: the corrections
+(:mod:`mjledger.store.corrections`) read streams and write rows through :class:`StoredLedger`,
+the recording of a whole log (:mod:`mjledger.store.recording`) through :class:`LogTarget`, so
+that they never import the application (:class:`mjledger.store.application.Ledger`) that
+calls them.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from mjledger.fold.hand import HandState
 from mjledger.log.events import Event
 from mjledger.store.projectors import MatchRecord
-from mjledger.store.records import Recorded
+from mjledger.store.records import Recorded, TableRow
 
 
 class RowsChecker(Protocol):
@@ -52,3 +55,21 @@ class StoredLedger(Protocol):
     def settlement(self, match_id: str, number: int) -> HandState: ...
 
     def export_events(self, match_id: str, *, corrected: bool = True) -> Iterator[Event]: ...
+
+
+class LogTarget(Protocol):
+    """A ledger as a whole log is recorded into it: what is stored of a match, and the writer
+    its transactions go through."""
+
+    @property
+    def recorder(self) -> Any: ...
+
+    @property
+    def mapper(self) -> Any: ...
+
+    def has_match(self, match_id: str) -> bool: ...
+
+    def hands_in(self, match_id: str) -> int: ...
+
+    def _writer(self) -> AbstractContextManager[Callable[[Sequence[TableRow]], None]]:
+        """Inserts one transaction of rows at a time; a lost race a ConcurrencyError."""

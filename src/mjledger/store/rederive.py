@@ -1,10 +1,11 @@
 """Re-deriving every match of a store in one pass over its rows, holding one hand per match.
 
-Bulk work reads the rows straight from SQLite, a page at a time, and only the rows the folds
-need (a match's start, each hand's events: not the closings, not the tables); a row becomes
-its event through the fast decoder (:func:`mjledger.store.records.row_decoder`) and, where that
-cannot decide (a start with its house rules, an old row to upcast), through the store's
-mapper, as any read does. Another persistence module is read through its notifications.
+Bulk work reads the rows through the store's backend (:mod:`mjledger.store.backends`:
+straight from SQLite, a page at a time), and only the rows the folds need (a match's start,
+each hand's events: not the closings, not the tables); a row becomes its event through the
+fast decoder (:func:`mjledger.store.records.row_decoder`) and, where that cannot decide (a
+start with its house rules, an old row to upcast), through the store's mapper, as any read
+does.
 """
 
 from __future__ import annotations
@@ -16,19 +17,19 @@ from typing import Any, Final, cast
 import attrs
 import msgspec
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.sqlite import SQLiteAggregateRecorder
 
+from mjledger._gc import gc_paused
+from mjledger.errors import StoreError
 from mjledger.fold.hand import HandState
 from mjledger.fold.replay import Replay
 from mjledger.fold.stream import HandFolder
 from mjledger.log.events import EVENT_CLASSES, Event, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules
-from mjledger.store.corrections import corrections_stream
+from mjledger.store.correction_log import corrections_stream
 from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.records import Recorded, row_decoder, topic_of
 from mjledger.store.streams import hand_stream
 
-PAGE: Final = 2000
 _MATCH_STARTED: Final = topic_of(MatchStarted)
 _HAND_STARTED: Final = topic_of(HandStarted)
 # The rows a re-derivation reads: the log's own event classes (a hand's closing, a table's
@@ -51,38 +52,8 @@ class _HandOpening(msgspec.Struct):
 
 
 Row = tuple[Any, int, str, bytes]  # originator id and version, topic, state
-# The rows of some topics in notification order (a backend's reader, as :func:`rows` is).
+# The rows of some topics in commit order: a backend's reader (mjledger.store.backends).
 RowReader = Callable[[Sequence[str]], Iterator[Row]]
-
-
-def rows(recorder: Any, topics: Sequence[str] = _FOLDED) -> Iterator[Row]:
-    """The rows of ``topics`` (the folded classes) in notification order, a page at a time:
-    a SQLite recorder's read straight from its table, any other's through its notifications."""
-    if not isinstance(recorder, SQLiteAggregateRecorder):
-        start = 1
-        while True:
-            batch = recorder.select_notifications(start, PAGE, topics=topics)
-            for n in batch:
-                yield n.originator_id, n.originator_version, n.topic, n.state
-            if len(batch) < PAGE:
-                return
-            start = batch[-1].id + 1
-    marks = ",".join("?" * len(topics))
-    query = (
-        "SELECT rowid, originator_id, originator_version, topic, state "
-        f"FROM {recorder.events_table_name} WHERE rowid > ? AND topic IN ({marks}) "
-        f"ORDER BY rowid LIMIT {PAGE}"
-    )
-    after = 0
-    while True:
-        with recorder.datastore.transaction(commit=False) as c:
-            c.execute(query, (after, *topics))
-            page = c.fetchall()
-        for row in page:
-            yield row[1], row[2], row[3], row[4]
-        if len(page) < PAGE:
-            return
-        after = page[-1][0]
 
 
 class Rederivation:
@@ -134,12 +105,7 @@ class Rederivation:
                 continue
             event: Event | None
             if topic == _HAND_STARTED:
-                try:
-                    head = opening(state)
-                    match, dealer, number = head.match or "", head.dealer, head.number
-                except msgspec.MsgspecError:
-                    full = cast(HandStarted, self._mapped(stream, version, topic, state))
-                    match, dealer, number = full.match or "", full.dealer, full.number
+                match, dealer, number = self._opening(opening, stream, version, state)
                 if match not in lines or _uuid(stream) != hand_stream(match, number or 0):
                     continue  # a corrected match's, or a correction's own stream
                 match_of_stream.pop(stream_of_match.get(match), None)
@@ -166,17 +132,68 @@ class Rederivation:
             last = folder.close()
             if last is not None:
                 yield match, last
+        yield from self._corrected(corrected)
+
+    def _corrected(self, corrected: list[str]) -> Iterator[tuple[str, HandState]]:
+        """The matches with upheld disputes, each re-derived from its corrected export."""
         for match in corrected:
             replay = self.replay_match(match)
             yield from ((match, hand) for hand in replay.hands)
-            folders[match].state = replay.state
-            folders[match].totals = replay.totals()
+            self.folders[match].state = replay.state
+            self.folders[match].totals = replay.totals()
+
+    def _opening(
+        self, opening: Callable[[bytes], _HandOpening], stream: Any, version: int, state: bytes
+    ) -> tuple[str, str | None, int | None]:
+        """A hand_started row's match, dealer and number (read whole where the quick
+        decoder cannot)."""
+        try:
+            head = opening(state)
+            return head.match or "", head.dealer, head.number
+        except msgspec.MsgspecError:
+            full = cast(HandStarted, self._mapped(stream, version, _HAND_STARTED, state))
+            return full.match or "", full.dealer, full.number
 
     def _mapped(self, stream: Any, version: int, topic: str, state: bytes) -> Any:
-        stored = StoredEvent(
-            originator_id=_uuid(stream),
-            originator_version=version,
-            topic=topic,
+        return cast(Recorded, self.to_event(stored_event(stream, version, topic, state))).event
+
+
+def stored_event(stream: Any, version: int, topic: str, state: bytes) -> StoredEvent:
+    """A row as eventsourcing's mapper takes it."""
+    return StoredEvent(
+        originator_id=_uuid(stream), originator_version=version, topic=topic, state=state
+    )
+
+
+def match_ids(read: RowReader, to_event: Callable[[StoredEvent], Any]) -> list[str]:
+    """Every match id of the rows, in the order the matches were started (a
+    ``match_started`` row that cannot be read is left out: the other matches stay listed)."""
+    found = []
+    for row in read([_MATCH_STARTED]):
+        try:
+            found.append(cast(Recorded, to_event(stored_event(*row))).event.match)
+        except StoreError:
+            continue
+    return found
+
+
+def replays(rederivation: Rederivation) -> dict[str, Replay]:
+    """Each match of one pass, as ``replay`` of its export gives it (the cyclic garbage
+    collector paused during the pass: see :meth:`Ledger.replay_all`)."""
+    hands: dict[str, list[HandState]] = {}
+    with gc_paused():
+        for match, hand in rederivation:
+            hands.setdefault(match, []).append(hand)
+    out = {}
+    for match, folder in rederivation.folders.items():
+        state = folder.state
+        assert state is not None
+        out[match] = Replay(
+            ruleset=state.ruleset,
+            match=state.match_id,
+            players=state.players,
+            rules=state.rules,
+            hands=tuple(hands.get(match, ())),
             state=state,
         )
-        return cast(Recorded, self.to_event(stored)).event
+    return out

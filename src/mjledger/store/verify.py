@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.persistence import AggregateRecorder
 
 from mjledger.errors import StoreError
-from mjledger.store.corrections import correction_stream, corrections_stream
+from mjledger.store.correction_log import correction_stream, corrections_stream
 from mjledger.store.integrity import link, topic_of
 from mjledger.store.records import GENESIS
 from mjledger.store.streams import hand_stream, match_stream

@@ -13,7 +13,7 @@ from mjledger.rules.registry import find_ruleset
 from mjledger.store.audit.chains import Row
 from mjledger.store.audit.run import Run
 from mjledger.store.events import HandClosed
-from mjledger.store.importer import closing_of, stand_alone_start
+from mjledger.store.hand_forms import closing_of, stand_alone_start
 from mjledger.store.integrity import META_KEYS
 from mjledger.store.records import stored_form
 

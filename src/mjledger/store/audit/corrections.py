@@ -16,7 +16,7 @@ from mjledger.log.events import HandStarted
 from mjledger.store.audit.chains import Row, read_chain
 from mjledger.store.audit.run import Run
 from mjledger.store.audit.signatures import check_signature
-from mjledger.store.corrections import correction_stream, corrections_stream
+from mjledger.store.correction_log import correction_stream, corrections_stream
 from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.integrity import link
 from mjledger.store.streams import match_stream
