@@ -17,6 +17,8 @@ from typing import Any, TypeVar, cast
 
 import attrs
 
+from mjledger._codegen import compile_function
+
 T = TypeVar("T")
 _KEEP: Any = object()  # the default of every parameter: keep the field's value
 
@@ -45,8 +47,7 @@ def _compile(
     )
     namespace: dict[str, Any] = {"cls": cls, "_KEEP": _KEEP}
     namespace.update((f"_default_{n}", v) for n, v in (defaults or {}).items())
-    exec(source, namespace)
-    return namespace[name]
+    return compile_function(name, source, namespace, what=f"{name} of {cls.__qualname__}")
 
 
 def _plain_fields(cls: type[Any]) -> list[str]:

@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._text",
         "mjledger._growing",
         "mjledger._gc",
+        "mjledger._codegen",
     ),
     ("mjledger.tiles",),
     # The log's values: what a line says, in Python (no rule set is known here).

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final, Literal, NewType, TypeAlias
 
+import attrs
 from attrs import field, frozen
 
 from mjledger import _checks as check
@@ -92,6 +93,18 @@ def _stakes_of_players(players: tuple[str, ...], stakes: dict[str, int] | None) 
                 f"stakes name {player!r}, who is not at the table ({', '.join(players)})",
                 code="bad_house_rule",
             )
+
+
+# A field's metadata key for its name in a log line (and a stored row), where that is not the
+# field's own name (``from`` is a keyword): declared once, on the field; every codec, the
+# schema and the generated code read it through :func:`json_name`.
+JSON: Final = "json"
+
+
+def json_name(a: attrs.Attribute[Any]) -> str:
+    """The key of field ``a`` in a log line and a stored row."""
+    name: str = a.metadata.get(JSON, a.name)
+    return name
 
 
 @frozen
@@ -197,7 +210,9 @@ class KongDeclared:
     class_version: ClassVar[int] = 1
     player: str = field(validator=check.ident)
     kind: KongKind = field(validator=check.one_of("exposed", "added", "concealed"))
-    from_: str | None = field(default=None, validator=check.optional(check.ident))
+    from_: str | None = field(
+        default=None, validator=check.optional(check.ident), metadata={JSON: "from"}
+    )
     tile: str | None = field(default=None, validator=check.optional(check.tile))
 
     def __attrs_post_init__(self) -> None:
@@ -214,7 +229,7 @@ class WonOnDiscard:
     TYPE: ClassVar[str] = "won_on_discard"
     class_version: ClassVar[int] = 1
     player: str = field(validator=check.ident)
-    from_: str = field(validator=check.ident)
+    from_: str = field(validator=check.ident, metadata={JSON: "from"})
     fan: int | None = field(default=None, validator=check.optional(check.int_between(0)))
     limit: bool = field(default=False, validator=check.one_of(False, True))
     robbing_kong: bool = field(default=False, validator=check.one_of(False, True))

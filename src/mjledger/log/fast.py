@@ -51,9 +51,10 @@ import attrs
 import msgspec
 
 from mjledger import _checks as check
+from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
 from mjledger.log.codec import check_ruleset_name, decode_line
-from mjledger.log.events import EVENT_CLASSES, Event, RulesetName
+from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name
 
 UNSET: Final = msgspec.UNSET
 # What msgspec raises for a line this path does not decide (the strict codec reads it), and
@@ -187,7 +188,7 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     fields: list[tuple[str, Any, Any]] = []
     plans: list[_FieldPlan] = []
     for a in attrs.fields(cls):
-        json_name = "from" if a.name == "from_" else a.name
+        key = json_name(a)
         validator = a.validator
         if hints[a.name] in (RulesetName, RulesetName | None):
             validator = _known_ruleset  # the codec's check, as the strict path makes it
@@ -204,9 +205,9 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
             wire, convert, strict_only = Any, None, True
         required = a.default is attrs.NOTHING and not strict_only
         if required:
-            fields.append((a.name, wire, msgspec.field(name=json_name)))
+            fields.append((a.name, wire, msgspec.field(name=key)))
         else:
-            unset = msgspec.field(default=UNSET, name=json_name)
+            unset = msgspec.field(default=UNSET, name=key)
             fields.append((a.name, _union([wire, msgspec.UnsetType]), unset))
         plans.append(_FieldPlan(a, convert, strict_only, required, validator))
     return fields, plans
@@ -262,8 +263,8 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
     if not trusted and hasattr(cls, "__attrs_post_init__"):
         checks.append("    o.__attrs_post_init__()")
     body = [*refusals, "    o = new(cls)", *sets, *checks, "    return o"]
-    exec("def build(s):\n" + "\n".join(body) + "\n", scope)
-    build: _Builder = scope["build"]
+    source = "def build(s):\n" + "\n".join(body) + "\n"
+    build: _Builder = compile_function("build", source, scope, what=f"build of {cls.__qualname__}")
     return build
 
 

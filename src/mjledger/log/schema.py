@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, get_args, get_origin
 import attrs
 
 from mjledger._checks import TILE, TILES
-from mjledger.log.events import EVENT_CLASSES, MAX_TABLE_STAKE, RulesetName
+from mjledger.log.events import EVENT_CLASSES, MAX_TABLE_STAKE, RulesetName, json_name
 from mjledger.rules.registry import ruleset_names, rulesets
 
 SCHEMA_ID: Final = "https://mjledger.invalid/schema/log-line-v1.json"
@@ -88,7 +88,7 @@ def _class_schema(cls: type, tag: str | None = None) -> dict[str, Any]:
     for field in attrs.fields(cls):
         if field.metadata.get("store_only"):
             continue  # the store's own copy of a context, never in a log
-        name = "from" if field.name == "from_" else field.name
+        name = json_name(field)
         if field.name == "rules":
             properties[name] = {"type": "object"}
             continue

@@ -27,15 +27,17 @@ from uuid import UUID
 
 import attrs
 import cattrs
-import msgspec
 from attrs import field, frozen
 from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from mjledger._checks import ids_as_stored
+from mjledger._codegen import compile_function
 from mjledger.errors import StoreError
+from mjledger.log.codec import canonical as canonical
+from mjledger.log.codec import canonical_bytes as canonical_bytes
 from mjledger.log.codec import configure_event_classes, make_converter, upcast
-from mjledger.log.events import EVENT_CLASSES, MatchStarted
+from mjledger.log.events import EVENT_CLASSES, MatchStarted, json_name
 from mjledger.log.fast import ObjectDecoder
 from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.events import STORE_EVENT_CLASSES
@@ -151,7 +153,7 @@ def _form_of(cls: type) -> Callable[[Any], dict[str, Any]]:
     required: list[str] = []
     optional: list[str] = []
     for i, a in enumerate(attrs.fields(cls)):
-        key = "from" if a.name == "from_" else a.name
+        key = json_name(a)
         t = hints[a.name]
         if a.name == "rules":  # what the tagged hook writes, whatever the field's type
             value = "None if v is None else rules_to_json(v)"
@@ -183,37 +185,11 @@ def _form_of(cls: type) -> Callable[[Any], dict[str, Any]]:
     if version > 1:
         optional.append(f"    d['class_version'] = {version!r}")
     body = [*required, "    d = {" + ", ".join(literal) + "}", *optional, "    return d"]
-    exec("def form(e):\n" + "\n".join(body) + "\n", scope)
-    form: Callable[[Any], dict[str, Any]] = scope["form"]
+    source = "def form(e):\n" + "\n".join(body) + "\n"
+    form: Callable[[Any], dict[str, Any]] = compile_function(
+        "form", source, scope, what=f"stored form of {cls.__qualname__}"
+    )
     return form
-
-
-def canonical(data: dict[str, Any]) -> str:
-    """Sorted keys, no spaces, UTF-8: ``json.dumps(data, ensure_ascii=False, sort_keys=True,
-    separators=(",", ":"))`` (see :func:`canonical_bytes`; a lone surrogate, which has no
-    UTF-8, takes :mod:`json`)."""
-    try:
-        return _ENCODE(data).decode("utf-8")
-    except (TypeError, UnicodeEncodeError):
-        return _canonical_json(data)
-
-
-def canonical_bytes(data: dict[str, Any]) -> bytes:
-    """:func:`canonical` in UTF-8, what digests and rows are made of. Encoded in C by msgspec,
-    which writes json's text for the values a stored event holds (strings, integers of any
-    size, booleans, null, lists, objects with string keys; tested against :mod:`json`), and
-    in recording's check pass took less time than orjson; what it refuses takes :mod:`json`."""
-    try:
-        return _ENCODE(data)
-    except TypeError:
-        return _canonical_json(data).encode("utf-8")
-
-
-_ENCODE: Final = msgspec.json.Encoder(order="sorted").encode
-
-
-def _canonical_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def chain(previous: str, stored: dict[str, Any]) -> str:
