@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-import attrs
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import (
     InfrastructureFactory,
@@ -33,11 +32,10 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment
 
 from mjledger._gc import gc_paused
-from mjledger.errors import ConcurrencyError, LogError, StoreError
-from mjledger.fold.hand import HandEvent, HandState, close_hand
+from mjledger.errors import ConcurrencyError, StoreError
+from mjledger.fold.hand import HandEvent, HandState
 from mjledger.fold.match import open_hand
 from mjledger.fold.replay import Replay, replay_events
-from mjledger.log.codec import dumps_event
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.rules.protocol import HouseRules
 from mjledger.store.appends import (
@@ -48,10 +46,10 @@ from mjledger.store.appends import (
     table_opened,
 )
 from mjledger.store.backends import PERSISTENCE, backend_for
-from mjledger.store.corrections import correction_log, settle_corrected
-from mjledger.store.corrections import export_events as corrected_export
+from mjledger.store.corrections import correction_log
 from mjledger.store.events import RulesChanged
-from mjledger.store.hand_forms import in_match_form, shift_lines, stand_alone_start
+from mjledger.store.exports import corrected_export, export_text, recorded_export
+from mjledger.store.hand_forms import stand_alone_start
 from mjledger.store.importer import (
     CheckedLog,
     RecordResult,
@@ -69,8 +67,9 @@ from mjledger.store.projectors import (
     projector,
 )
 from mjledger.store.recording import lost_race, raced, write_log
-from mjledger.store.records import GENESIS, Recorded, RecordMapper, TableRow, seal, with_rules
+from mjledger.store.records import GENESIS, Recorded, RecordMapper, TableRow, seal
 from mjledger.store.rederive import Rederivation, Row, match_ids, replays
+from mjledger.store.settled import hand_at_version, settled_hand
 from mjledger.store.signing import signer_from_env
 from mjledger.store.streams import (
     STORE_ENV,
@@ -358,34 +357,12 @@ class Ledger(Application[uuid.UUID]):
 
     def settlement(self, match_id: str, number: int) -> HandState:
         """The hand as ``replay`` of the match's export reports it (lines, next dealer and all)."""
-        match = self.match(match_id)
-        try:
-            hand = self.hand(match_id, number)
-        except LogError as exc:  # an illegal stored row: placed at its line of the export
-            line = None if exc.line is None else match.first_line(number) + exc.line - 1
-            raise StoreError(
-                f"stored hand {number} cannot be settled: {exc.at(line)}", code="store_damaged"
-            ) from None
-        # An open run of wins is closed as the end of the export would close it, then hand-stream
-        # positions become export lines.
-        state = shift_lines(close_hand(hand.state), match.first_line(number) - 1)
-        if number <= len(match.closed):
-            state = attrs.evolve(state, next_dealer=match.closed[number - 1].next_dealer)
-        # Upheld disputes are a compensating record beside the hand (store.corrections).
-        return settle_corrected(self, match, number, state)
+        return settled_hand(self, match_id, number)
 
     def hand_at(self, match_id: str, number: int, version: int) -> HandState:
         """The hand after its first ``version`` events (1 is its ``hand_started``), as a dispute
         asks about it: transfer lines are lines of the match's export, as in ``settlement``."""
-        stored = self.hand(match_id, number).version
-        if not 1 <= version <= stored:
-            raise StoreError(
-                f"hand {number} of match {match_id!r} has versions 1 to {stored}, not {version}",
-                code="no_hand",
-            )
-        state = self.hand(match_id, number, version=version).state
-        match = self.match(match_id)
-        return shift_lines(close_hand(state), match.first_line(number) - 1)
+        return hand_at_version(self, match_id, number, version)
 
     def export_lines(self, match_id: str) -> Iterator[tuple[int, Event]]:
         """The match's export as (line, event): the lines of the log as recorded, which a
@@ -400,16 +377,8 @@ class Ledger(Application[uuid.UUID]):
         """The match as log events: ``match_started``, then each hand's events in order
         (with its corrections applied, unless ``corrected`` is false: then as recorded)."""
         if corrected:
-            yield from (event for _line, event in self.export_lines(match_id))
-            return
-        match = self.match(match_id)
-        yield with_rules(match.started)
-        for number in range(1, self.hands_in(match_id) + 1):
-            events = self.hand_events(match_id, number)
-            first = events[0]
-            assert isinstance(first, HandStarted)
-            yield in_match_form(first)
-            yield from events[1:]
+            return (event for _line, event in self.export_lines(match_id))
+        return recorded_export(self, match_id)
 
     def replay_match(self, match_id: str) -> Replay:
         """Re-derive the whole match from its stored events, exactly as ``replay`` of its export
@@ -451,12 +420,7 @@ class Ledger(Application[uuid.UUID]):
         """A canonical log: one event per line; it replays to the same result. Blank lines
         stand only where a correction left a hand shorter than recorded, so that every line
         keeps its recorded number."""
-        out: list[str] = []
-        last = 0
-        for line, event in self.export_lines(match_id):
-            out.append("\n" * (line - last - 1) + dumps_event(event) + "\n")
-            last = line
-        return "".join(out)
+        return export_text(self.export_lines(match_id))
 
     def matches(self) -> list[str]:
         """Every match id in the store, in the order they were started (a ``match_started``

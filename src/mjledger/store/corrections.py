@@ -27,22 +27,20 @@ more from a player than they held before that hand (:func:`_stakes_refusal`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, cast
 
 import attrs
 from attrs import frozen
 from eventsourcing.application import AggregateNotFoundError
 
-from mjledger._checks import ids_as_stored
 from mjledger.errors import ConcurrencyError, MjledgerError, StoreError
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.fold.match import rotate
 from mjledger.fold.replay import replay_events
 from mjledger.log.codec import dumps_event, event_to_json, parse_log
-from mjledger.log.events import Event, HandStarted, PlayerAtWallEnd, WallExhausted
+from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
-from mjledger.rules.registry import find_ruleset
 from mjledger.store.correction_log import (
     Correction,
     CorrectionLog,
@@ -54,7 +52,7 @@ from mjledger.store.events import HandCorrected, HandVoided
 from mjledger.store.hand_forms import shift_lines
 from mjledger.store.projectors import MatchRecord, project_hand, project_match
 from mjledger.store.reads import StoredLedger
-from mjledger.store.records import Recorded, seal, with_rules
+from mjledger.store.records import Recorded, seal
 from mjledger.store.streams import match_stream
 
 
@@ -251,24 +249,12 @@ def _previous_digest(ledger: StoredLedger, match: MatchRecord, log: CorrectionLo
     return log.digest if log is not None else match.digest
 
 
-def correct(
-    ledger: StoredLedger,
-    match_id: str,
-    number: int,
-    fixed_text: str,
-    *,
-    reason: str,
-    by: str,
-    keep_later_hands: bool = False,
-    correction: int | None = None,
-) -> CorrectionResult:
-    """Replace hand ``number``'s settlement by the corrected hand in ``fixed_text`` (a
-    stand-alone hand log). Refused (nothing written) if its context differs from the stored
-    hand's, if it does not end, or if it would deal the next hand to someone else than the
-    record says and ``keep_later_hands`` is not given. ``correction``: the number it must
-    get (else :class:`ConcurrencyError`, nothing written: another correction came first)."""
-    _who(reason, by)
-    match = _closed_hand(ledger, match_id, number)
+def _checked_fix(
+    ledger: StoredLedger, match_id: str, match: MatchRecord, number: int, fixed_text: str
+) -> tuple[list[tuple[int, Event]], HandStarted, HandState]:
+    """The corrected hand's log, the stored hand's start and the corrected hand settled;
+    refused (a ``correction_refused`` error) unless it is a stand-alone hand log in the stored
+    hand's context that ends, within the stakes the hands before it left."""
     events = parse_log(fixed_text)
     head = events[0][1]
     if not isinstance(head, HandStarted) or not head.stand_alone:
@@ -289,6 +275,28 @@ def correct(
             f"correction of hand {number} refused: " + "; ".join(problems),
             code="correction_refused",
         )
+    return events, stored, fixed
+
+
+def correct(
+    ledger: StoredLedger,
+    match_id: str,
+    number: int,
+    fixed_text: str,
+    *,
+    reason: str,
+    by: str,
+    keep_later_hands: bool = False,
+    correction: int | None = None,
+) -> CorrectionResult:
+    """Replace hand ``number``'s settlement by the corrected hand in ``fixed_text`` (a
+    stand-alone hand log). Refused (nothing written) if its context differs from the stored
+    hand's, if it does not end, or if it would deal the next hand to someone else than the
+    record says and ``keep_later_hands`` is not given. ``correction``: the number it must
+    get (else :class:`ConcurrencyError`, nothing written: another correction came first)."""
+    _who(reason, by)
+    match = _closed_hand(ledger, match_id, number)
+    events, stored, fixed = _checked_fix(ledger, match_id, match, number, fixed_text)
     moved = _moves_the_deal(ledger, match_id, match, number, fixed, stored, keep_later_hands)
     log = correction_log(ledger, match_id)
     k = _next_number(log, correction)
@@ -405,56 +413,6 @@ def void(
 # --- export -----------------------------------------------------------------------------------
 
 
-def export_events(
-    ledger: StoredLedger, match_id: str, log: CorrectionLog
-) -> Iterator[tuple[int, Event]]:
-    """The match as a plain log with its corrections applied, each event with its line: a
-    corrected hand's own events in place of the original's; a voided hand as its start and an
-    empty wall (no money) on the hand's first and last recorded lines, the lines between left
-    blank, so that every later line is the line of the log as recorded (a corrected hand
-    shorter than the recorded one is padded the same way).
-
-    After a void, or a correction that kept the recorded rotation although the hand would
-    deal otherwise, later ``hand_started`` lines leave the dealer out: the record's dealer
-    may not be the one the corrected log's rotation gives, and the money does not depend on
-    it (rules.md), so the log replays to the corrected totals.
-    """
-    match = ledger.match(match_id)
-    yield 1, with_rules(match.started)
-    free_dealer = False
-    for number in range(1, ledger.hands_in(match_id) + 1):
-        entry = log.latest(number)
-        original = ledger.hand_events(match_id, number)
-        if entry is None:
-            events = original
-        elif isinstance(entry.event, HandCorrected):
-            events = corrected_events(ledger, entry.event)
-            free_dealer = free_dealer or entry.event.keep_later_hands
-        else:
-            events = [original[0], _empty_wall(original[0])]
-        first = events[0]
-        assert isinstance(first, HandStarted)
-        line = first_line(match, log, number)
-        with ids_as_stored():  # the stored dealer, kept as recorded
-            yield line, HandStarted(dealer=None if free_dealer else first.dealer)
-        if entry is not None and isinstance(entry.event, HandVoided):
-            yield line + len(original) - 1, events[1]  # the hand's last recorded line
-            free_dealer = True
-            continue
-        for offset, event in enumerate(events[1:], 1):
-            yield line + offset, event
-
-
-def _empty_wall(start_event: Event) -> WallExhausted:
-    """The wall of a voided hand: nobody ready, where the rule set's wall names who is in."""
-    assert isinstance(start_event, HandStarted)
-    assert start_event.ruleset is not None
-    if find_ruleset(start_event.ruleset).wall_remaining:
-        assert start_event.players is not None
-        return WallExhausted({p: PlayerAtWallEnd(ready=False) for p in start_event.players})
-    return WallExhausted()
-
-
 def export_with_corrections(ledger: StoredLedger, match_id: str) -> str:
     """The match as recorded, line for line, followed by its ``hand_corrected`` and
     ``hand_voided`` extension lines (docs/store.md) in the order they were made: the whole
@@ -497,7 +455,6 @@ __all__ = [
     "correction_log",
     "correction_stream",
     "corrections_stream",
-    "export_events",
     "export_with_corrections",
     "notes",
     "settle_corrected",

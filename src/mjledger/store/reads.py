@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from mjledger.fold.hand import HandState
 from mjledger.log.events import Event
-from mjledger.store.projectors import MatchRecord
+from mjledger.store.projectors import HandRecord, MatchRecord
 from mjledger.store.records import Recorded, TableRow
 
 
@@ -47,6 +47,8 @@ class StoredLedger(Protocol):
         """The records in one transaction."""
 
     def match(self, match_id: str) -> MatchRecord: ...
+
+    def hand(self, match_id: str, number: int, *, version: int | None = None) -> HandRecord: ...
 
     def hands_in(self, match_id: str) -> int: ...
 
