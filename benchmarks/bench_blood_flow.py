@@ -88,7 +88,7 @@ def main() -> None:
         print(f"  {name:24}" + "".join(f" {by_fan.get(k, 0):6}" for k in fans))
     for name, *_, summary in rows:
         print(f"{name}: wins by how {summary['wins_by_how']}, kongs {summary['kongs']},")
-        print(f"  wall ends {summary['wall_ends']}, wins passed up {summary['wins_passed']}")
+        print(f"  wall ends {summary['wall_ends']}, new-discard wins {summary['wins_new_discard']}")
 
 
 if __name__ == "__main__":

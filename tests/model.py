@@ -31,6 +31,7 @@ SC_VARIANT_DEFAULTS: Line = {
     "pig_pays": "non_pigs",
     "not_ready_includes_pigs": True,
     "refund_to_winners": True,
+    "added_kong_from_hand": "paid",
 }
 HK_DEFAULTS: Line = {**helpers.HK_DEFAULTS, **HK_VARIANT_DEFAULTS}
 SC_DEFAULTS: Line = {**helpers.SC_DEFAULTS, **SC_VARIANT_DEFAULTS}
@@ -154,7 +155,13 @@ class Model:
     def line(self, ev: Line, n: int) -> None:
         t = ev["type"]
         hand = self.hands[-1] if self.hands else None
-        continuing = t == "won_on_discard" and hand is not None and ev["from"] == hand.run_from
+        # "new_discard": true "closes the run before it ... and opens a new one"
+        continuing = (
+            t == "won_on_discard"
+            and hand is not None
+            and ev["from"] == hand.run_from
+            and not ev.get("new_discard")
+        )
         if hand is not None and hand.run is not None and not continuing:
             self.close_run()
             self.end_if_done()
@@ -255,10 +262,12 @@ class Model:
         elif kind == "exposed":
             # "1 × base from every player still in but the konger, the discarder too"
             dues = [(q, p, base, "kong_exposed", n) for q in self.still_in(hand) if q != p]
+        elif ev.get("from_hand") and self.rules["added_kong_from_hand"] == "unpaid":
+            dues = []  # 手牌加杠不收分: "a from_hand added kong makes no transfer"
         else:
             amount = KONG_UNITS[kind] * base
             dues = [(q, p, amount, "kong_" + kind, n) for q in self.still_in(hand) if q != p]
-        paid = self.settle(dues)
+        paid = self.settle(dues) if dues else []
         hand.kongs.append(Kong(p, [(d[0], d[2]) for d in paid]))
         hand.runs.setdefault(p, []).append(len(hand.kongs) - 1)
 
@@ -304,6 +313,18 @@ class Model:
         hand.runs[discarder] = []
         r = self.rules
         if robbing or not kongs or self.ruleset != "sichuan" or not r["kong_money_passing"]:
+            return
+        if r["kong_money_passing"] == "refund":
+            # 杠上炮退税: "the money the window's last kong ... collected, each payer's own
+            # amount as actually paid, goes back from the konger to that payer", once per
+            # discard, "the line of the run's first win"
+            last = kongs[-1]
+            line = winners[0][1]
+            refunds = [(discarder, q, a, "kong_refund", line) for q, a in hand.kongs[last].paid]
+            refunds = [d for d in refunds if d[2] > 0]
+            if refunds:
+                self.settle(refunds)
+                hand.passed.add(last)  # "no longer the konger's"
             return
         if len(winners) > 1 and r["kong_passing_split"] == "none":
             return

@@ -46,7 +46,12 @@ SICHUAN_VARIANTS: dict[str, tuple[Any, ...]] = {
     "pig_pays": ("non_pigs", "still_in"),
     "not_ready_includes_pigs": (True, False),
     "refund_to_winners": (True, False),
+    "added_kong_from_hand": ("paid", "unpaid"),
 }
+# Keys that only shape passing: at their defaults under kong_money_passing "refund" (variants.md,
+# second set: "Refining keys kong_passing_split and kong_passing_scope must then be at their
+# defaults").
+PASSING_REFINEMENTS = ("kong_passing_split", "kong_passing_scope")
 
 
 @st.composite
@@ -58,6 +63,10 @@ def variant_rules(draw: st.DrawFn, ruleset: str) -> Line:
         rules, variants = draw(sichuan_rules()), SICHUAN_VARIANTS
     for key in draw(st.sets(st.sampled_from(sorted(variants)))):
         rules[key] = draw(st.sampled_from(variants[key]))
+    if ruleset == "sichuan" and draw(st.integers(0, 3)) == 0:
+        rules["kong_money_passing"] = "refund"  # 杠上炮退税
+        for key in PASSING_REFINEMENTS:
+            rules.pop(key, None)
     if rules.get("discard_pays") == "half":
         # variants.md: "A table with "half" needs an even points_per_unit"
         rules["points_per_unit"] = 2 * draw(st.one_of(st.integers(1, 4), st.integers(1, 500_000)))
@@ -114,6 +123,8 @@ def _hongkong_hand(
         if robbing:
             win["robbing_kong"] = True
     win.update(draw(_hongkong_win_fields(rules)))
+    if ending == "won_on_discard" and draw(st.integers(0, 3)) == 0:
+        win["new_discard"] = True  # "Hong Kong, where a hand has one win": changes nothing
     if draw(st.integers(0, 2)) == 0:
         win["liable"] = draw(st.sampled_from([p for p in players if p != winner]))
     if _may_be_first_turn(win, dealer, kongs, discarders, robbing) and draw(st.booleans()):
@@ -168,7 +179,7 @@ def _sichuan_hand(
             discarders.add(line["player"])
             last_run_from = None
         elif action == "kong":
-            line = draw(_kong(still_in(), kong_count))
+            line = draw(_from_hand(draw(_kong(still_in(), kong_count))))
             lines.append(line)
             if line["type"] == "kong_declared":
                 kongs = True
@@ -204,11 +215,16 @@ def _sichuan_hand(
             others = [p for p in still_in() if p != discarder]
             if action == "kong_win":
                 kong_lines = draw(kongs_on_replacements(discarder, others, kong_count))
+                kong_lines = [draw(_from_hand(k)) for k in kong_lines]
                 lines.extend(kong_lines)
                 kongs = kongs or bool(kong_lines)
                 if kong_lines:  # no kong drawn: the run before still adjoins this one
                     last_run_from = None
-            if discarder == last_run_from:
+            # variants.md, "Several discards in a row by one player": a later discard by the
+            # same discarder is marked (or, as before, another player's discard comes between);
+            # the marker "may" stand on the first win on any discard.
+            marked = draw(st.booleans())
+            if discarder == last_run_from and not marked:
                 lines.append({"type": "discarded", "player": draw(st.sampled_from(others))})
                 discarders.add(lines[-1]["player"])
             room = len(others) if blood else min(len(others), 3 - len(winners))
@@ -220,13 +236,15 @@ def _sichuan_hand(
                 and not discarders
                 and discarder == dealer
             )
-            for winner in run:
+            for k, winner in enumerate(run):
                 line = {
                     "type": "won_on_discard",
                     "player": winner,
                     "from": discarder,
                     "fan": draw(st.integers(0, 9)),
                 }
+                if k == 0 and marked:
+                    line["new_discard"] = True
                 if action == "rob":
                     line["robbing_kong"] = True
                 if first_turn_ok and draw(st.booleans()):
@@ -246,6 +264,15 @@ def _sichuan_hand(
     remaining = {p: draw(_wall_entry()) for p in still_in()}
     lines.append({"type": "wall_exhausted", "remaining": remaining})
     return lines, _dealer_after(dealer, first_run, first_discarder)
+
+
+@st.composite
+def _from_hand(draw: st.DrawFn, line: Line) -> Line:
+    """A Sichuan added kong, maybe made from a tile already held (variants.md, "Added kong
+    from hand": ``from_hand`` only on ``kind: "added"``)."""
+    if line["type"] == "kong_declared" and line["kind"] == "added" and draw(st.booleans()):
+        return {**line, "from_hand": draw(st.sampled_from((True, True, False)))}
+    return line
 
 
 def _dealer_after(dealer: str, first_run: list[str], first_discarder: str | None) -> str:

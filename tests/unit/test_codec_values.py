@@ -4,6 +4,7 @@ events), not only from logs. What goes out as JSON comes back equal, line or sto
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any, Literal, get_args, get_origin
 
@@ -43,6 +44,8 @@ melds = st.none() | st.lists(meld_records(), max_size=4).map(tuple)
 
 
 def _values_of(t: Any, name: str) -> st.SearchStrategy[Any]:
+    if get_origin(t) in (typing.Union, types.UnionType):  # kong_money_passing: bool | "refund"
+        return st.one_of([_values_of(a, name) for a in get_args(t)])
     if get_origin(t) is Literal:
         return st.sampled_from(get_args(t))
     if t is bool:
@@ -128,6 +131,7 @@ log_events = st.one_of(
         kind=st.sampled_from(["exposed", "added", "concealed"]),
         from_=st.none() | player_ids,
         tile=st.none() | tile,
+        from_hand=st.none() | st.booleans(),
     ),
     _build(
         ev.WonOnDiscard,
@@ -140,6 +144,7 @@ log_events = st.one_of(
         winning_tile=st.none() | tile,
         melds=melds,
         last_tile=st.booleans(),
+        new_discard=st.booleans(),
     ),
     _build(
         ev.SelfDrawn,

@@ -295,15 +295,28 @@ def test_a_plugin_rule_set_replays_but_is_not_simulated() -> None:
 
 
 @pytest.mark.parametrize("rules", [{}, BLOOD_FLOW])
-def test_wins_passed_up_for_the_log_s_sake_are_rare(rules: dict[str, Any]) -> None:
-    # A Sichuan player who draws again right after a win on their own discard: a win on
-    # their next discard could not be told apart in the log, so it is passed up.
+def test_a_deal_in_right_after_a_deal_in_is_played_and_marked(rules: dict[str, Any]) -> None:
+    """issue 23: a Sichuan player who draws again right after a win on their own discard may
+    deal in again; the simulator lets that win happen and marks it ``new_discard``
+    (log-format.md: "must write it whenever the line before is a won_on_discard with the same
+    from"), counts it, and the log replays with the first run alone as the hand's first win."""
     matches = list(simulate("sichuan", hands=100, seed=4, matches=2, rules=rules))
-    passed = sum(m.passed_wins for m in matches)
-    wins = sum(len(m.wins) for m in matches)
-    assert passed < wins / 20
+    counted = sum(m.new_discard_wins for m in matches)
+    marked = 0
+    for match in matches:
+        lines = [json.loads(line) for line in match.text().splitlines()]
+        for before, line in itertools.pairwise(lines):
+            adjoins = (
+                line["type"] == before["type"] == "won_on_discard"
+                and line["from"] == before["from"]
+            )
+            if line.get("new_discard"):
+                marked += 1
+                assert adjoins  # written only where the line before needs telling apart
+        replay(match.text())
+    assert counted >= marked
     if rules:
-        assert passed > 0  # under blood flow it does happen (a winner may sit just before)
+        assert marked > 0  # under blood flow it does happen (a winner may sit just before)
 
 
 def test_after_a_void_hand_the_deal_passes_when_the_table_says_so() -> None:

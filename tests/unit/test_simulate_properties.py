@@ -20,7 +20,7 @@ from mjledger.fold.replay import Replay
 from mjledger.sim.run import simulate
 from tests.conftest import DATA
 from tests.sim_facts import asserted_log
-from tests.variant_strategies import variant_rules
+from tests.variant_strategies import PASSING_REFINEMENTS, variant_rules
 
 RULES: dict[str, list[dict[str, Any]]] = {
     "sichuan": [
@@ -109,6 +109,12 @@ def test_the_simulator_never_writes_a_log_the_fold_refuses(
         table["points_per_unit"] = 2  # variants.md: "half" needs an even points_per_unit
     if ruleset == "hongkong" and table.get("min_fan", 3) > table.get("fan_limit", 10):
         table["min_fan"] = table.get("fan_limit", 10)  # rules.md: min_fan at most fan_limit
+    if table.get("kong_money_passing") == "refund":
+        # variants.md, second set: the refining keys at their defaults under "refund"
+        if rules.get("kong_money_passing") == "refund":
+            table = {k: v for k, v in table.items() if k not in PASSING_REFINEMENTS}
+        elif any(k in rules for k in PASSING_REFINEMENTS):
+            table["kong_money_passing"] = rules.get("kong_money_passing", True)
     (match,) = simulate(ruleset, hands=hands, seed=seed, rules=table)
     replay(match.text())
 

@@ -165,8 +165,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         f"{plural(summary['logs'], 'log')}, {plural(summary['hands'], 'hand')}, "
         f"{plural(summary['events'], 'event')}; {plural(summary['wins'], 'win')}, "
         f"{plural(summary['void_hands'], 'hand')} nobody won, "
-        f"{plural(summary['wins_passed'], 'win')} passed up "
-        "(the log could not have told them apart)"
+        f"{plural(summary['wins_new_discard'], 'win')} on a new discard "
+        "(a deal-in right after a deal-in by the same player)"
     )
     if summary["wins_again"]:
         console.print(

@@ -339,7 +339,7 @@ def _in_play(hand: HandFold, player: str, role: str, event: Event, line: int | N
 
 
 def _continues_wins(run: OpenWins, event: Event, line: int | None) -> bool:
-    if not isinstance(event, WonOnDiscard) or event.from_ != run.discarder:
+    if not isinstance(event, WonOnDiscard) or not event.joins_run(run.discarder):
         return False
     if event.robbing_kong != run.robbing_kong:
         raise _refusal(
@@ -512,7 +512,11 @@ def _kong_declared(hand: HandFold, event: KongDeclared, line: int | None) -> Non
                 "an exposed kong is claimed from another player's discard, not one's own",
                 "self_reference",
             )
-    payments = hand._table.kong_payments(hand, player, event.kind, from_)
+    table = hand._table
+    if event.from_hand is None:
+        payments = table.kong_payments(hand, player, event.kind, from_)
+    else:
+        payments = table.kong_from_hand_payments(hand, player, event.from_hand)
     transfers = _transfers(payments, player, _KONG_REASONS[event.kind], line)
     # Every check has run: from here on the hand changes.
     if from_ is not None:

@@ -214,12 +214,19 @@ class KongDeclared:
         default=None, validator=check.optional(check.ident), metadata={JSON: "from"}
     )
     tile: str | None = field(default=None, validator=check.optional(check.tile))
+    # variants.md, "Added kong from hand": the added kong was made with a tile already held,
+    # not the one just drawn (what it collects is the rule set's). None: not said.
+    from_hand: bool | None = field(
+        default=None, validator=check.optional(check.one_of(True, False))
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.kind == "exposed" and self.from_ is None:
             raise FormatError("an exposed kong needs 'from', the player whose discard it claimed")
         if self.kind != "exposed" and self.from_ is not None:
             raise FormatError(f"only an exposed kong has 'from'; this one is {self.kind}")
+        if self.from_hand is not None and self.kind != "added":
+            raise FormatError(f"only an added kong has 'from_hand'; this one is {self.kind}")
 
 
 @frozen
@@ -241,6 +248,15 @@ class WonOnDiscard:
     first_turn: bool = field(default=False, validator=check.one_of(False, True))
     # variants.md, Hong Kong liability (包): the player who pays everything the win collects.
     liable: str | None = field(default=None, validator=check.optional(check.ident))
+    # variants.md, "Several discards in a row by one player": a later discard (or robbed kong)
+    # than the won_on_discard line just before, even with the same ``from``.
+    new_discard: bool = field(default=False, validator=check.one_of(False, True))
+
+    def joins_run(self, discarder: str) -> bool:
+        """Whether this win is one more winner of the open run of wins on ``discarder``'s
+        tile (log-format.md, "Several winners on one discard"): the same ``from``, and no
+        ``new_discard`` marking a later discard."""
+        return self.from_ == discarder and not self.new_discard
 
 
 @frozen

@@ -53,6 +53,8 @@ class SimulatedPlay:
     """Whether the next player may claim a discard for a chow."""
     one_winner_per_discard: bool = False
     """Whether only the first in turn after the discarder wins on a discard (head bump)."""
+    marks_kongs_from_hand: bool = False
+    """Whether the log marks an added kong made with a tile already held (``from_hand``)."""
 
 
 class BaseRuleset:
@@ -164,6 +166,15 @@ class BaseRuleset:
         """What ``player``'s kong of ``kind`` (claimed from ``from_``'s discard, for an exposed
         one) collects at once: nothing, here."""
         return ()
+
+    def kong_from_hand_payments(self, hand: HandView, player: str, from_hand: bool) -> Payments:
+        """What ``player``'s added kong collects where its line says whether it was made from
+        a tile already held (``from_hand``, variants.md): refused here, as a field the rule
+        set does not know."""
+        raise RuleError(
+            f"'from_hand' is not a {self.title} field; a kong here carries none",
+            code="wrong_ruleset",
+        )
 
     def kong_money_passing(
         self, hand: HandView, run: OpenWins, kongs: tuple[int, ...]

@@ -45,13 +45,19 @@ def rules_from_json(ruleset: str, raw: object) -> Any:
         )
     for name, value in raw.items():
         default = known[name].default
-        if type(value) is not type(default):
-            expected = {int: "an integer", str: "a string", bool: "true or false"}[type(default)]
+        # A key may take values of more than one JSON type (kong_money_passing: true, false
+        # or "refund"): each value its validator lists is of a type the key accepts.
+        kinds = {type(a) for a in getattr(known[name].validator, "allowed", (default,))}
+        if type(value) not in kinds:
+            expected = " or ".join(_EXPECTED[k] for k in sorted(kinds, key=_EXPECTED.__getitem__))
             raise FormatError(
                 f"house rule {name!r} must be {expected}, not {shown(value)}",
                 code="bad_house_rule",
             )
     return cls(**raw)
+
+
+_EXPECTED: Final = {int: "an integer", str: "a string", bool: "true or false"}
 
 
 def rules_to_json(rules: Any) -> dict[str, object]:

@@ -102,7 +102,7 @@ class SimulatedMatch:
     walls: tuple[WallRecord, ...]
     kongs: tuple[tuple[str, int], ...]  # (kind, count) for exposed, added, concealed, robbed
     void_hands: int = 0  # hands nobody won
-    passed_wins: int = 0  # wins passed up because the log could not have told them apart
+    new_discard_wins: int = 0  # wins on a discarder's next discard after a win on their last
 
     def text(self) -> str:
         """The log: JSON Lines, one event a line, as the contract writes them."""
@@ -198,7 +198,7 @@ class _Hand:
         self.first_from: int | None = None
         self.ended = False
         self._dealer_tile = -1
-        self.passed_wins = 0  # wins declined because the log could not tell them apart
+        self.new_discard_wins = 0  # wins marked new_discard (a deal-in right after a deal-in)
 
     # --- the flow of a hand -------------------------------------------------------------------
 
@@ -413,19 +413,16 @@ class _Hand:
                 found.append((index, result))
                 if self.table.play.one_winner_per_discard:
                     break
-        previous = self.events[-1]
-        if (
-            found
-            and isinstance(previous, WonOnDiscard)
-            and previous.from_ == self.table.players[discarder]
-        ):
-            # The discarder drew again right after a win on their tile: wins on this tile
-            # would be adjacent to that run, and the log would read them as one run (or, after
-            # a robbed kong, as a mixed one). The contract has no line to separate them, so
-            # here everybody passes; the discard is then logged like any other.
-            self.passed_wins += len(found)
-            return []
         return found
+
+    def _follows_a_run(self, discarder: int) -> bool:
+        """Whether the log's line before is a win on ``discarder``'s tile: the discarder drew
+        again right after it (the turn passed to them), so wins on this tile must say they
+        are a new discard (log-format.md, "Several winners on one discard")."""
+        previous = self.events[-1]
+        return (
+            isinstance(previous, WonOnDiscard) and previous.from_ == self.table.players[discarder]
+        )
 
     def _discard_wins(
         self,
@@ -437,6 +434,9 @@ class _Hand:
         last: bool = False,
     ) -> None:
         how: WinHow = "robbing_kong" if robbing else "discard"
+        new_discard = self._follows_a_run(discarder)
+        if new_discard:
+            self.new_discard_wins += len(winners)
         for k, (index, result) in enumerate(winners):
             seat = self.seats[index]
             self.events.append(
@@ -448,6 +448,7 @@ class _Hand:
                     winning_tile=str(TILES[tile]),
                     melds=self._melds_of(seat),
                     last_tile=last,
+                    new_discard=new_discard and k == 0,
                 )
             )
             self._record_win(index, how, result)
@@ -572,6 +573,7 @@ class _Hand:
                 kind=kind,  # type: ignore[arg-type]
                 from_=None if discarder is None else self.table.players[discarder],
                 tile=str(TILES[slot]),
+                from_hand=self._from_hand(seat, kind, slot),
             )
         )
         self.kongs[kind] += 1
@@ -579,6 +581,13 @@ class _Hand:
         self.untouched = False
         if discarder is not None:
             self.seats[discarder].kong_run = False
+
+    def _from_hand(self, seat: _Seat, kind: str, slot: int) -> bool | None:
+        """``from_hand`` of an added kong made with a tile held before this draw (variants.md,
+        "Added kong from hand"), where the rule set's logs mark it; else None (not said)."""
+        if kind != "added" or not self.table.play.marks_kongs_from_hand:
+            return None
+        return True if seat.drawn != slot else None
 
     def _claim(self, discarder: int, slot: int) -> tuple[int, str, int] | None:
         """An exposed kong or a pung by whoever holds the tile, else a chow where the rule set
@@ -826,7 +835,7 @@ def simulate_match(
     wind = 0
     played = 0
     void_hands = 0
-    passed_wins = 0
+    new_discard_wins = 0
     while played < hands:
         hand = _Hand(table, rng, played + 1, dealer, wind)
         hand.play()
@@ -837,7 +846,7 @@ def simulate_match(
         for kind, count in hand.kongs.items():
             kongs[kind] += count
         void_hands += not hand.winners
-        passed_wins += hand.passed_wins
+        new_discard_wins += hand.new_discard_wins
         following = hand.next_dealer()
         if table.ruleset.round_ends(hand.view(), table.players[following], table.players[0]):
             if wind == len(WINDS) - 1:
@@ -853,5 +862,5 @@ def simulate_match(
         walls=tuple(walls),
         kongs=tuple(kongs.items()),
         void_hands=void_hands,
-        passed_wins=passed_wins,
+        new_discard_wins=new_discard_wins,
     )

@@ -34,7 +34,8 @@ SHOWN_PATTERNS = (
 def summarize(matches: Iterable[SimulatedMatch]) -> dict[str, Any]:
     """One JSON-able summary: hands, wins by fan and by how, patterns, kongs, wall ends;
     ``wins_again`` counts wins by a player who had already won that hand (blood flow), in
-    ``hands_won_again`` hands."""
+    ``hands_won_again`` hands; ``wins_new_discard`` the wins on a discarder's next discard
+    right after a win on their previous one (logged with ``new_discard``)."""
     hands = 0
     logs = 0
     events = 0
@@ -43,10 +44,10 @@ def summarize(matches: Iterable[SimulatedMatch]) -> dict[str, Any]:
     patterns: Counter[str] = Counter()
     kongs: Counter[str] = Counter()
     walls: Counter[str] = Counter()
-    void_hands = passed = again = hands_again = 0
+    void_hands = new_discard = again = hands_again = 0
     for match in matches:
         void_hands += match.void_hands
-        passed += match.passed_wins
+        new_discard += match.new_discard_wins
         logs += 1
         hands += match.hands
         events += len(match.events)
@@ -73,7 +74,7 @@ def summarize(matches: Iterable[SimulatedMatch]) -> dict[str, Any]:
         "events": events,
         "void_hands": void_hands,
         "wins": sum(how.values()),
-        "wins_passed": passed,
+        "wins_new_discard": new_discard,
         "wins_again": again,
         "hands_won_again": hands_again,
         "wins_by_fan": {k: fan[k] for k in order},

@@ -7,6 +7,7 @@ from typing import Final, Literal
 from attrs import field, frozen
 
 from mjledger._checks import int_between, one_of
+from mjledger.errors import FormatError
 from mjledger.rules.house import MAX_STAKE, VARIANT
 
 
@@ -21,8 +22,9 @@ class SichuanRules:
     self_draw_bonus: Literal["base", "fan", "none"] = field(
         default="base", validator=one_of("base", "fan", "none", what="house rule ")
     )
-    kong_money_passing: bool = field(
-        default=True, validator=one_of(True, False, what="house rule ")
+    # "refund" (variants.md, second set): the window's last kong's money goes back instead.
+    kong_money_passing: bool | Literal["refund"] = field(
+        default=True, validator=one_of(True, False, "refund", what="house rule ")
     )
     # "each_full" (variants.md): several winners each receive the whole passed money.
     kong_passing_split: Literal["split", "none", "each_full"] = field(
@@ -61,10 +63,33 @@ class SichuanRules:
     refund_to_winners: bool = field(
         default=True, validator=one_of(True, False, what="house rule "), metadata=VARIANT
     )
+    # Variants, second set (variants.md): 手牌加杠不收分, an added kong made from a tile
+    # already held (its line's ``from_hand``) collects nothing.
+    added_kong_from_hand: Literal["paid", "unpaid"] = field(
+        default="paid", validator=one_of("paid", "unpaid", what="house rule "), metadata=VARIANT
+    )
+
+    def __attrs_post_init__(self) -> None:
+        _refund_refinements(self)
 
     def enabled(self, option: str | None) -> bool:
         """Whether a fan-table row switched on by house rule ``option`` is on (None: always)."""
         return option is None or bool(getattr(self, option))
+
+
+def _refund_refinements(rules: SichuanRules) -> None:
+    """variants.md, second set: under ``kong_money_passing: "refund"`` the keys that shape
+    passing must be at their defaults ("they shape passing; nothing passes")."""
+    if rules.kong_money_passing != "refund":
+        return
+    for key, default in (("kong_passing_split", "split"), ("kong_passing_scope", "all")):
+        value = getattr(rules, key)
+        if value != default:
+            raise FormatError(
+                f'house rule {key} must be "{default}" under kong_money_passing "refund" '
+                f"(nothing passes), not {value!r}",
+                code="bad_house_rule",
+            )
 
 
 # Options mjledger adds to the contract (docs/rules.md, "Fan from tiles").

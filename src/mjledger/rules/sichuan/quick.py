@@ -116,6 +116,8 @@ class QuickSichuan:
         """The quick fold of a table, or None where a variant asks for the general fold."""
         if any(getattr(rules, name) != value for name, value in _DEFAULT_VARIANTS.items()):
             return None
+        if settle.refunds_instead(rules):  # kong money refunded on a deal-in: the general fold
+            return None
         return QuickSichuan(rules, players)
 
     def fold(
@@ -134,7 +136,9 @@ class QuickSichuan:
             drawn.append(item)
             line, event = item
             run = hand.run
-            if run is not None and not (isinstance(event, WonOnDiscard) and event.from_ == run[0]):
+            if run is not None and not (
+                isinstance(event, WonOnDiscard) and event.joins_run(run[0])
+            ):
                 self._close_run(hand)
             if isinstance(event, Discarded):
                 player = event.player

@@ -35,7 +35,7 @@ class Sichuan(BaseRuleset):
     void_suits = True
     # The three suits only (108 tiles), every tile played (rules.md, "Sichuan").
     wall_remaining = True
-    simulated_play = SimulatedPlay(tile_kinds=27)
+    simulated_play = SimulatedPlay(tile_kinds=27, marks_kongs_from_hand=True)
 
     rules: SichuanRules
 
@@ -122,6 +122,8 @@ class Sichuan(BaseRuleset):
         ``kong_passing_split: "each_full"`` gives each winner all of it."""
         rules = self.rules
         kept = settle.money_kept(rules, run.robbing_kong, len(run.winners) > 1)
+        if kept is None and settle.refunds_instead(rules):
+            return self._refund_on_deal_in(hand, run, kongs)
         passing: tuple[int, ...] = ()
         passed: tuple[Transfer, ...] = ()
         if kept is None:
@@ -137,6 +139,31 @@ class Sichuan(BaseRuleset):
         if notes is not None:
             why.passing(notes, rules, hand, run, kongs, kept, passed)
         return passed, passing
+
+    def _refund_on_deal_in(
+        self, hand: HandView, run: OpenWins, window: tuple[int, ...]
+    ) -> tuple[tuple[Transfer, ...], tuple[int, ...]]:
+        """variants.md, ``kong_money_passing: "refund"``: once per discard, the window's last
+        kong goes back to its payers, every transfer on the line of the run's first win."""
+        kongs = [(k.player, k.payments) for k in hand.kongs]
+        refunded, dues = settle.refund_on_deal_in(run.discarder, window, kongs)
+        line = run.winners[0][1]
+        transfers = tuple(Transfer(a, b, amount, "kong_refund", line) for a, b, amount in dues)
+        notes = explained.notes()
+        if notes is not None:
+            why.refund_on_deal_in(notes, hand, run, window, transfers)
+        return transfers, refunded
+
+    def kong_from_hand_payments(self, hand: HandView, player: str, from_hand: bool) -> Payments:
+        """variants.md, "Added kong from hand": a Sichuan field; under
+        ``added_kong_from_hand: "unpaid"`` such a kong collects nothing, else it pays as any
+        added kong."""
+        if not settle.kong_from_hand_unpaid(self.rules, from_hand):
+            return self.kong_payments(hand, player, "added", None)
+        notes = explained.notes()
+        if notes is not None:
+            why.kong_unpaid(notes, player)
+        return ()
 
     def settle_wall(
         self, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd] | None, line: int | None

@@ -71,6 +71,30 @@ def money_kept(rules: SichuanRules, robbing_kong: bool, several: bool) -> str | 
     return None
 
 
+def kong_from_hand_unpaid(rules: SichuanRules, from_hand: bool) -> bool:
+    """variants.md, ``added_kong_from_hand: "unpaid"`` (手牌加杠不收分): an added kong made
+    from a tile already held "makes no transfer"; under ``"paid"`` the flag is recorded only."""
+    return from_hand and rules.added_kong_from_hand == "unpaid"
+
+
+def refunds_instead(rules: SichuanRules) -> bool:
+    """variants.md, ``kong_money_passing: "refund"`` (杠上炮退税): where money would pass, the
+    window's last kong's money goes back to those who paid it instead."""
+    return rules.kong_money_passing == "refund"
+
+
+def refund_on_deal_in(
+    konger: str, window: tuple[int, ...], kongs: Kongs
+) -> tuple[tuple[int, ...], tuple[tuple[str, str, int], ...]]:
+    """The kong refunded on a deal-in (the window's last, "the one declared most recently")
+    and its ``(konger, payer, amount)`` dues: "each payer's own amount as actually paid",
+    winners included. A kong that collected nothing refunds nothing (and counts as nothing)."""
+    last = window[-1]
+    _, payments = kongs[last]
+    dues = tuple([(konger, payer, amount) for payer, amount in payments if amount])
+    return ((last,) if dues else ()), dues
+
+
 def kongs_passing(rules: SichuanRules, kongs: tuple[int, ...]) -> tuple[int, ...]:
     """The kongs of the window whose money passes: all, or the last one only
     (variants.md, ``kong_passing_scope: "last"``)."""

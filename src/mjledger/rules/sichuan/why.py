@@ -285,3 +285,48 @@ def _refund(
     if not sentences:
         return None
     return Why(tuple(sentences), operands, _transfers(dues, "kong_refund", line))
+
+
+def refund_on_deal_in(
+    notes: Notes,
+    hand: HandView,
+    run: OpenWins,
+    window: tuple[int, ...],
+    refunds: Sequence[Transfer],
+) -> None:
+    """variants.md, ``kong_money_passing: "refund"`` (杠上炮退税): the run of wins on a
+    discard after kongs closes, and the window's last kong goes back to those who paid it,
+    each what they paid — or nothing, where it collected nothing."""
+    kong = hand.kongs[window[-1]]
+    params: dict[str, object] = {
+        "discarder": run.discarder,
+        "kong": Term(KONG_TERMS[kong.kind]),
+        "kong_line": kong.line or 0,
+        "setting": "kong_money_passing = refund",  # a house rule's name and value: code
+    }
+    operands: dict[str, object] = {"discarder": run.discarder, "kind": kong.kind}
+    operands.update(kong_line=kong.line, kong_money_passing="refund")
+    operands["payees"] = [t.payee for t in refunds]
+    amounts = {t.amount for t in refunds}
+    if not refunds:
+        sentence = (N_("kong_refund.deal_in.nothing"), params)
+    elif len(amounts) == 1:
+        (amount,) = amounts
+        operands["amount"] = amount
+        payees = tuple(t.payee for t in refunds)
+        sentence = (N_("kong_refund.deal_in"), {**params, "amount": amount, "payees": payees})
+    else:
+        each = Amounts(tuple((t.payee, t.amount) for t in refunds))
+        operands["amounts"] = {t.payee: t.amount for t in refunds}
+        sentence = (N_("kong_refund.deal_in.amounts"), {**params, "amounts": each})
+    line = run.winners[0][1]
+    notes.why(Why((sentence,), operands, tuple(refunds), "won_on_discard", line, False))
+
+
+def kong_unpaid(notes: Notes, player: str) -> None:
+    """variants.md, ``added_kong_from_hand: "unpaid"`` (手牌加杠不收分): an added kong made
+    from a tile already held collects nothing."""
+    params = {"player": player}
+    operands = {"player": player, "kind": "added", "from_hand": True}
+    operands_all: dict[str, object] = {**operands, "added_kong_from_hand": "unpaid"}
+    notes.why(Why(((N_("kong_added.from_hand_unpaid"), params),), operands_all, None))
