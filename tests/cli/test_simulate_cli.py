@@ -65,6 +65,7 @@ def test_simulate_players_rules_and_stats(tmp_path: Path) -> None:
     assert first["rules"]["base"] == 2
     assert "4 hands" in err
     assert "Wins by fan" in err
+    assert "on a new discard" in " ".join(err.split())  # wins_new_discard (docs/cli.md)
 
 
 def test_simulate_refuses_bad_options_with_exit_status_2() -> None:

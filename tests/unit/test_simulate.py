@@ -31,6 +31,7 @@ from mjledger.log.events import (
 from mjledger.rules.registry import registered
 from mjledger.sim import SimulatedMatch
 from mjledger.sim.run import match_id, simulate
+from mjledger.sim.stats import summarize
 from tests.toy_ruleset import FLAT
 
 BLOOD_FLOW = {"blood_flow": True}
@@ -315,6 +316,8 @@ def test_a_deal_in_right_after_a_deal_in_is_played_and_marked(rules: dict[str, A
                 assert adjoins  # written only where the line before needs telling apart
         replay(match.text())
     assert counted >= marked
+    assert summarize(matches)["wins_new_discard"] == counted  # what --stats prints
+    assert "wins_passed" not in summarize(matches)
     if rules:
         assert marked > 0  # under blood flow it does happen (a winner may sit just before)
 

@@ -28,6 +28,7 @@ from mjledger.log.reader import iter_log
 
 from ..model import model
 from ..strategies import log_text
+from .test_variants import discard, drawn, run, transfers, won
 
 P = ["ana", "bo", "cy", "di"]
 ANA, BO, CY, DI = P
@@ -36,33 +37,11 @@ REFUND = {"kong_money_passing": "refund"}
 UNPAID = {"added_kong_from_hand": "unpaid"}
 
 
-def run(*lines: Line) -> dict[str, Any]:
-    return replay(log_text(list(lines))).to_json()
-
-
-def transfers(hand: dict[str, Any]) -> Counter[tuple[Any, ...]]:
-    return Counter(
-        (t["from"], t["to"], t["amount"], t["reason"], t["line"]) for t in hand["transfers"]
-    )
-
-
 def alone(ruleset: str = "sichuan", dealer: str = ANA, rules: Line | None = None) -> Line:
     line: Line = {"type": "hand_started", "ruleset": ruleset, "players": P, "dealer": dealer}
     if rules is not None:
         line["rules"] = rules
     return line
-
-
-def won(player: str, frm: str, **extra: Any) -> Line:
-    return {"type": "won_on_discard", "player": player, "from": frm, **extra}
-
-
-def drawn(player: str, **extra: Any) -> Line:
-    return {"type": "self_drawn", "player": player, **extra}
-
-
-def discard(player: str) -> Line:
-    return {"type": "discarded", "player": player}
 
 
 def kong(player: str, kind: str, frm: str | None = None, **extra: Any) -> Line:
