@@ -326,7 +326,7 @@ def refund_on_deal_in(
 def kong_unpaid(notes: Notes, player: str) -> None:
     """variants.md, ``added_kong_from_hand: "unpaid"`` (手牌加杠不收分): an added kong made
     from a tile already held collects nothing."""
-    params = {"player": player}
-    operands = {"player": player, "kind": "added", "from_hand": True}
-    operands_all: dict[str, object] = {**operands, "added_kong_from_hand": "unpaid"}
-    notes.why(Why(((N_("kong_added.from_hand_unpaid"), params),), operands_all, None))
+    operands: dict[str, object] = {"player": player, "kind": "added", "from_hand": True}
+    operands["added_kong_from_hand"] = "unpaid"
+    sentence = (N_("kong_added.from_hand_unpaid"), {"player": player})
+    notes.why(Why((sentence,), operands, None))
