@@ -22,7 +22,9 @@ Line = dict[str, Any]
 T = tuple[str, str, int, str, int]
 
 # The defaults of log-format.md (tests/helpers.py), and those of the variants (variants.md).
-HK_VARIANT_DEFAULTS: Line = {"void_hand_dealer": "stays"}
+# Variants, second set (variants.md): the false win, winners at the wall, the stakes leftover.
+SECOND_SET_DEFAULTS_B: Line = {"stakes_leftover": "after_payer"}
+HK_VARIANT_DEFAULTS: Line = {"void_hand_dealer": "stays", **SECOND_SET_DEFAULTS_B}
 SC_VARIANT_DEFAULTS: Line = {
     "blood_flow": False,
     "exposed_kong_pays": "discarder",
@@ -32,6 +34,9 @@ SC_VARIANT_DEFAULTS: Line = {
     "not_ready_includes_pigs": True,
     "refund_to_winners": True,
     "added_kong_from_hand": "paid",
+    "sichuan_false_win": "refused",
+    "blood_flow_wall": "all",
+    **SECOND_SET_DEFAULTS_B,
 }
 HK_DEFAULTS: Line = {**helpers.HK_DEFAULTS, **HK_VARIANT_DEFAULTS}
 SC_DEFAULTS: Line = {**helpers.SC_DEFAULTS, **SC_VARIANT_DEFAULTS}
@@ -126,6 +131,11 @@ class Model:
                     due[d[1]] = due.get(d[1], 0) + d[2]
                 share = {p: before[payer] * a // total for p, a in due.items()}
                 left = before[payer] - sum(share.values())
+                if self.rules["stakes_leftover"] == "lowest_seat":
+                    # second set: "all of them to the payee that comes first in the order of
+                    # `players`"
+                    share[next(p for p in self.players if p in due)] += left
+                    left = 0
                 i = self.players.index(payer)
                 for step in range(1, 4):
                     p = self.players[(i + step) % 4]
@@ -133,10 +143,19 @@ class Model:
                         share[p] += 1
                         left -= 1
                 # "the transfers to a payee keep their reasons, filled in the order the checks run"
+                mine_paid = []
                 for d in mine:
                     take = min(d[2], share[d[1]])
                     share[d[1]] -= take
-                    paid.append((d[0], d[1], take, d[3], d[4]))
+                    mine_paid.append((d[0], d[1], take, d[3], d[4]))
+                # second set, "lowest_seat": the payer still "pays their whole balance": what
+                # the first payee gets beyond its dues rides on its last transfer.
+                for p, extra in share.items():
+                    if extra:
+                        i = max(j for j, d in enumerate(mine_paid) if d[1] == p)
+                        d = mine_paid[i]
+                        mine_paid[i] = (d[0], d[1], d[2] + extra, d[3], d[4])
+                paid.extend(mine_paid)
             paid = [d for d in paid if d[2] > 0]  # "Zero transfers are left out."
             for d in paid:
                 self.balances[d[0]] -= d[2]
@@ -179,6 +198,8 @@ class Model:
             self.sichuan_discard_win(hand, ev, n)
         elif t == "self_drawn":
             self.sichuan_self_draw(hand, ev, n)
+        elif t == "false_win":
+            self.sichuan_false_win(hand, ev, n)
         elif t == "wall_exhausted":
             if self.ruleset == "sichuan":
                 self.wall(hand, ev, n)
@@ -303,6 +324,22 @@ class Model:
             self.settle([(q, p, amount, "self_drawn", n) for q in self.still_in(hand) if q != p])
         self.win(hand, p, None, continuing=False)
 
+    def sichuan_false_win(self, hand: Hand, ev: Line, n: int) -> None:
+        """Second set, 诈胡 ``"flat"``: "In one batch (line: the `false_win`): the offender pays
+        `8 × base` to each other player still in the hand ...; and returns every kong payment
+        they received in this hand that has not already been passed or refunded ... to the
+        player who made it, winners included". "Their kong window is emptied with it"; "The
+        hand goes on"."""
+        p = ev["player"]
+        dues = [(p, q, 8 * self.rules["base"], "false_win", n) for q in self.still_in(hand)]
+        dues = [d for d in dues if d[1] != p]
+        mine = [k for k, kong in enumerate(hand.kongs) if kong.player == p and k not in hand.passed]
+        for k in mine:
+            dues += [(p, q, amount, "kong_refund", n) for q, amount in hand.kongs[k].paid]
+        self.settle(dues)
+        hand.passed.update(mine)
+        hand.runs[p] = []
+
     def close_run(self) -> None:
         hand = self.hands[-1]
         assert hand.run is not None
@@ -354,8 +391,12 @@ class Model:
         pigs = [p for p, s in remaining.items() if s.get("flower_pig")]
         ready = {p: s["best_fan"] for p, s in remaining.items() if s.get("ready")}
         dues: list[T] = []
+        still_in = self.still_in(hand)
+        if r["blood_flow_wall"] == "exempt_winners":
+            # second set: "under "still_in" only players who have not won receive it"
+            still_in = [p for p in self.players if p not in hand.winners]
         for pig in pigs:
-            payees = self.still_in(hand) if r["pig_pays"] == "still_in" else self.players
+            payees = still_in if r["pig_pays"] == "still_in" else self.players
             dues += [
                 (pig, q, self.sc(r["fan_cap"]), "flower_pig", n) for q in payees if q not in pigs
             ]

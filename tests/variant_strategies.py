@@ -4,7 +4,9 @@
 half gun, liability, false wins, void hands that pass the deal; Sichuan blood flow, kong
 payments from everyone, each winner's full passed money, passing of the last kong only, the
 feeder paying a claimed kong's bloom, the pig and not-ready variants, refunds that skip
-winners; table stakes on both; ``first_turn`` wherever the log allows it. Like
+winners; table stakes on both; ``first_turn`` wherever the log allows it; of the second set,
+Sichuan's flat false win and winners exempt at the wall, the stakes leftover to the first
+seat and Hong Kong limits of 5 to 13. Like
 ``tests/strategies.py`` it only guarantees legality; the money is for the tests to derive
 (tests/model.py). A match with stakes stops after the hand in which someone went bust, which
 only the money can tell, so the strategy asks the model where that is.
@@ -52,6 +54,12 @@ SICHUAN_VARIANTS: dict[str, tuple[Any, ...]] = {
 # second set: "Refining keys kong_passing_split and kong_passing_scope must then be at their
 # defaults").
 PASSING_REFINEMENTS = ("kong_passing_split", "kong_passing_scope")
+# Variants, second set (variants.md), part: 诈胡 as a flat penalty, blood flow's winners left
+# out at the wall, the stakes leftover to the first seat, a Hong Kong limit of 5 to 13.
+SICHUAN_VARIANTS.update(
+    sichuan_false_win=("refused", "flat"), blood_flow_wall=("all", "exempt_winners")
+)
+LEFTOVERS: tuple[str, ...] = ("after_payer", "lowest_seat")
 
 
 @st.composite
@@ -67,10 +75,23 @@ def variant_rules(draw: st.DrawFn, ruleset: str) -> Line:
         rules["kong_money_passing"] = "refund"  # 杠上炮退税
         for key in PASSING_REFINEMENTS:
             rules.pop(key, None)
+    _second_set_rules(draw, ruleset, rules)
     if rules.get("discard_pays") == "half":
         # variants.md: "A table with "half" needs an even points_per_unit"
         rules["points_per_unit"] = 2 * draw(st.one_of(st.integers(1, 4), st.integers(1, 500_000)))
     return rules
+
+
+def _second_set_rules(draw: st.DrawFn, ruleset: str, rules: Line) -> None:
+    """The second set's keys, each only where it may stand: ``blood_flow_wall`` "refines
+    blood_flow" (its values other than "all" only with blood flow); a Hong Kong limit "any
+    integer 5–13", min_fan still at most the limit (``stakes_leftover``, which refines stakes,
+    is drawn with them: :func:`variant_logs`)."""
+    if rules.get("blood_flow_wall", "all") != "all":
+        rules["blood_flow"] = True
+    if ruleset == "hongkong" and draw(st.booleans()):
+        rules["fan_limit"] = draw(st.integers(5, 13))
+        rules["min_fan"] = min(rules.get("min_fan", 3), rules["fan_limit"])
 
 
 def _next(players: list[str], player: str) -> str:
@@ -169,6 +190,8 @@ def _sichuan_hand(
     last_run_from: str | None = None
     actions = ("discard", "discard", "kong", "kong", "win", "win", "rob", "self_draw")
     actions += ("kong_win", "kong_bloom")
+    if rules.get("sichuan_false_win") == "flat":
+        actions += ("false_win",)
     for _ in range(draw(st.integers(0, 14))):
         action = draw(st.sampled_from(actions))
         if action == "discard":
@@ -185,6 +208,10 @@ def _sichuan_hand(
                 kongs = True
             else:  # nobody still in may declare another kong: a discard instead
                 discarders.add(line["player"])
+            last_run_from = None
+        elif action == "false_win":
+            # 诈胡 (second set): "The player must still be in the hand"; "the hand goes on".
+            lines.append({"type": "false_win", "player": draw(st.sampled_from(still_in()))})
             last_run_from = None
         elif action in ("self_draw", "kong_bloom"):
             winner = draw(st.sampled_from(still_in()))
@@ -261,7 +288,10 @@ def _sichuan_hand(
             return lines, _dealer_after(dealer, first_run, first_discarder)
     if may_be_unfinished and draw(st.booleans()):
         return lines, None
-    remaining = {p: draw(_wall_entry()) for p in still_in()}
+    checked = still_in()
+    if rules.get("blood_flow_wall") == "exempt_winners":  # "exactly the players who have not won"
+        checked = [p for p in players if p not in winners]
+    remaining = {p: draw(_wall_entry()) for p in checked}
     lines.append({"type": "wall_exhausted", "remaining": remaining})
     return lines, _dealer_after(dealer, first_run, first_discarder)
 
@@ -300,6 +330,8 @@ def variant_logs(
     rules = {**draw(variant_rules(ruleset)), **(with_rules or {})}
     if stakes is None:
         stakes = draw(st.booleans())
+    if stakes and draw(st.booleans()):  # second set: refines stakes, either rule set
+        rules["stakes_leftover"] = draw(st.sampled_from(LEFTOVERS))
     stand_alone = not stakes and draw(st.integers(0, 3)) == 0
     head: Line
     if stand_alone:

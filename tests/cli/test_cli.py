@@ -333,7 +333,7 @@ def test_every_line_of_a_legal_log_validates(lines: list[dict]) -> None:
             "type": "match_started",
             "ruleset": "hongkong",
             "players": ["a", "b", "c", "d"],
-            "rules": {"fan_limit": 9},
+            "rules": {"fan_limit": 4},  # variants.md, second set: 5 to 13
         },
         {"type": "discarded", "player": "ana", "tile": "0m"},
         [1, 2],

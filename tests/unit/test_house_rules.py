@@ -39,7 +39,8 @@ BAD: list[tuple[str, dict[str, Any]]] = [
     ("hongkong", {"points_per_unit": 1_000_001}),
     ("hongkong", {"min_fan": -1}),
     ("hongkong", {"min_fan": 14}),
-    ("hongkong", {"fan_limit": 9}),
+    ("hongkong", {"fan_limit": 4}),  # variants.md, second set: 5–13
+    ("hongkong", {"fan_limit": 6, "min_fan": 7}),
     ("hongkong", {"fan_limit": 0}),
     ("hongkong", {"fan_limit": 14}),
     ("hongkong", {"discard_pays": "half"}),

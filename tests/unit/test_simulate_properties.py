@@ -33,12 +33,17 @@ RULES: dict[str, list[dict[str, Any]]] = {
         {"blood_flow": True, "kong_passing_split": "each_full", "kong_passing_scope": "last"},
         {"blood_flow": True, "claimed_kong_bloom": "feeder_pays", "exposed_kong_pays": "everyone"},
         {"blood_flow": True, "pig_pays": "still_in", "refund_to_winners": False, "fan_cap": 6},
+        # Second set: winners left out at the wall; a flat false win (never simulated) allowed.
+        {"blood_flow": True, "blood_flow_wall": "exempt_winners", "sichuan_false_win": "flat"},
     ],
     "hongkong": [
         {},
         {"seven_pairs": True, "min_fan": 1},
         {"table": "spicy", "discard_pays": "all", "fan_limit": 13},
         {"min_fan": 0, "fan_limit": 8},
+        # Second set: any limit from 5 to 13.
+        {"min_fan": 1, "fan_limit": 6},
+        {"table": "spicy", "min_fan": 0, "fan_limit": 5},
     ],
 }
 

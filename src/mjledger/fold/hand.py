@@ -306,7 +306,7 @@ def _pay(hand: HandFold, dues: tuple[Transfer, ...]) -> tuple[Transfer, ...]:
     "Each event settles as one batch"); what was paid."""
     paid = dues
     if hand.stakes is not None:
-        paid, hand.stakes = hand.stakes.settle(dues)
+        paid, hand.stakes = hand.stakes.settle(dues, hand.rules)
     if paid:
         hand.transfers += paid
     notes = explained.notes()
@@ -667,11 +667,21 @@ def _wall_exhausted(hand: HandFold, event: WallExhausted, line: int | None) -> N
 
 
 def _false_win(hand: HandFold, event: FalseWin, line: int | None) -> None:
-    _in_play(hand, event.player, "player", event, line)
-    _pay(hand, hand._table.settle_false_win(hand, event.player, line))
-    hand.ended = True
+    """A false win: what it costs (the rule set's), then the hand ends void, or play goes on
+    with the offender's kong window emptied and the kongs it gave back counted as passed."""
+    player = event.player
+    _in_play(hand, player, "player", event, line)
+    table = hand._table
+    returned = table.false_win_returns(hand, player)
+    _pay(hand, table.settle_false_win(hand, player, line))
     hand.last_kong_by = None
-    hand.false_win_by = event.player
+    if returned:
+        hand.passed = hand.passed | frozenset(returned)
+    if table.false_win_ends_hand():
+        hand.ended = True
+        hand.false_win_by = player
+    else:
+        _reset_run(hand, player)
 
 
 # Each in-hand event class and how it is folded (a dictionary: one lookup per event).

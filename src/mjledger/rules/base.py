@@ -161,6 +161,16 @@ class BaseRuleset:
         """What a false win costs its player; refused where the rule set has none."""
         raise RuleError(f"a false win (false_win) is not a {self.title} rule", code="wrong_ruleset")
 
+    def false_win_ends_hand(self) -> bool:
+        """Whether a false win ends the hand, void (else play goes on and the offender's kong
+        window is emptied)."""
+        return True
+
+    def false_win_returns(self, hand: HandView, player: str) -> tuple[int, ...]:
+        """Which of the hand's kongs a false win by ``player`` gives the money of back (they
+        then count as passed: the wall never refunds them again): none, here."""
+        return ()
+
     # --- kongs ----------------------------------------------------------------------------------
     def kong_payments(self, hand: HandView, player: str, kind: str, from_: str | None) -> Payments:
         """What ``player``'s kong of ``kind`` (claimed from ``from_``'s discard, for an exposed
@@ -184,6 +194,11 @@ class BaseRuleset:
         return (), ()
 
     # --- the end of a hand ----------------------------------------------------------------------
+    def wall_players(self, hand: HandView) -> tuple[str, ...]:
+        """Who the empty wall's checks take in (and a ``remaining`` names): the players
+        still in, here."""
+        return tuple(hand.still_in)
+
     def settle_wall(
         self, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd] | None, line: int | None
     ) -> tuple[Transfer, ...]:

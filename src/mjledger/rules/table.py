@@ -15,15 +15,43 @@ contradicts the assertion.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Self, TypeVar
+from typing import Final, Literal, Self, TypeVar
 
 import attrs
 from attrs import frozen
 
+from mjledger._checks import HOUSE_RULE, one_of
+from mjledger.errors import FormatError
 from mjledger.rules import explained
 from mjledger.rules.explained import Due
 
 D = TypeVar("D", bound=Due)
+
+StakesLeftover = Literal["after_payer", "lowest_seat"]
+
+
+# The house rule ``stakes_leftover`` (variants.md, second set), a field of every rule set's
+# options class (default "after_payer"): where the points a capped payer's split leaves over
+# go — one each to the payees in turn order after the payer, or all to the payee listed
+# first in ``players``.
+STAKES_LEFTOVER_CHECK: Final = one_of("after_payer", "lowest_seat", what=HOUSE_RULE)
+
+
+def _leftover_to_first(rules: object) -> bool:
+    """Whether the points left over go all to the first payee in seat order (a rule set
+    without the option: the contract's rule, after the payer)."""
+    return getattr(rules, "stakes_leftover", "after_payer") == "lowest_seat"
+
+
+def check_stakes_rules(rules: object, stakes: object) -> None:
+    """variants.md, second set: ``stakes_leftover`` "must be "after_payer" in a log without
+    stakes, a stand-alone hand included" (an error of the line that sets the rules)."""
+    if stakes is None and _leftover_to_first(rules):
+        raise FormatError(
+            'house rule stakes_leftover "lowest_seat" needs table stakes (match_started\'s '
+            '"stakes"); without them it must be "after_payer"',
+            code="bad_house_rule",
+        )
 
 
 @frozen
@@ -47,15 +75,18 @@ class Stakes:
     def as_dict(self) -> dict[str, int]:
         return dict(zip(self.players, self.balances, strict=True))
 
-    def settle(self, dues: Sequence[D]) -> tuple[tuple[D, ...], Stakes]:
+    def settle(self, dues: Sequence[D], rules: object = None) -> tuple[tuple[D, ...], Stakes]:
         """What a batch of dues actually pays, and the stakes after it.
 
         A payer who is bust pays nothing ("even after receiving"). A payer whose dues exceed
         their balance pays the balance, split among their payees in proportion to what each was
         due, rounded down, the points left over one each to those payees in turn order after
-        the payer; each payee's part fills their dues in batch order (the order the checks
-        run). Zero amounts are left out. A balance that reaches 0 makes its player bust.
+        the payer (under ``rules``' ``stakes_leftover: "lowest_seat"``, all of them to the
+        payee listed first in ``players``); each payee's part fills their dues in batch order
+        (the order the checks run). Zero amounts are left out. A balance that reaches 0 makes
+        its player bust.
         """
+        to_first = _leftover_to_first(rules)
         paid: list[D] = []
         dues = [d for d in dues if d.amount > 0]
         for payer in dict.fromkeys(d.payer for d in dues):
@@ -63,7 +94,7 @@ class Stakes:
             if payer in self.bust:
                 _explain_bust(payer, mine)
                 continue
-            paid.extend(self._pay(payer, mine))
+            paid.extend(self._pay(payer, mine, to_first))
         balances = dict(zip(self.players, self.balances, strict=True))
         for d in paid:
             balances[d.payer] -= d.amount
@@ -72,7 +103,7 @@ class Stakes:
         after = Stakes(self.players, tuple(balances[p] for p in self.players), bust)
         return tuple(paid), after
 
-    def _pay(self, payer: str, dues: list[D]) -> list[D]:
+    def _pay(self, payer: str, dues: list[D], to_first: bool) -> list[D]:
         held = self.balance(payer)
         total = sum(d.amount for d in dues)
         if total <= held:
@@ -81,8 +112,25 @@ class Stakes:
         for d in dues:
             owed[d.payee] = owed.get(d.payee, 0) + d.amount
         part = {payee: held * amount // total for payee, amount in owed.items()}
-        left = held - sum(part.values())
-        leftover = left
+        leftover = held - sum(part.values())
+        first = next(p for p in self.players if p in part) if to_first else None
+        if first is not None:
+            part[first] += leftover
+        else:
+            self._one_each_after(payer, part, leftover)
+        _explain_cap(payer, held, total, part, leftover, first)
+        out = []
+        for d in dues:
+            amount = min(d.amount, part[d.payee])
+            part[d.payee] -= amount
+            if amount > 0:
+                out.append(d if amount == d.amount else attrs.evolve(d, amount=amount))  # type: ignore[misc]
+        if first is not None and part[first]:
+            _beyond_dues(out, first, part[first])
+        return out
+
+    def _one_each_after(self, payer: str, part: dict[str, int], left: int) -> None:
+        """The points left over, one each to the payees in turn order after ``payer``."""
         seat = self.players.index(payer)
         for step in range(1, len(self.players)):
             if left == 0:
@@ -91,14 +139,15 @@ class Stakes:
             if payee in part:
                 part[payee] += 1
                 left -= 1
-        _explain_cap(payer, held, total, part, leftover)
-        out = []
-        for d in dues:
-            amount = min(d.amount, part[d.payee])
-            part[d.payee] -= amount
-            if amount > 0:
-                out.append(d if amount == d.amount else attrs.evolve(d, amount=amount))  # type: ignore[misc]
-        return out
+
+
+def _beyond_dues(paid: list[D], payee: str, excess: int) -> None:
+    """``stakes_leftover: "lowest_seat"``: the first payee gets "all of" the points left over
+    and the payer pays "their whole balance", even where that is more than the payee was due
+    in the batch (a small due beside large ones): the excess goes onto the payee's last
+    transfer, the dues having been filled in the order of the checks."""
+    last = max(i for i, d in enumerate(paid) if d.payee == payee)
+    paid[last] = attrs.evolve(paid[last], amount=paid[last].amount + excess)  # type: ignore[misc]
 
 
 def _explain_bust(payer: str, dues: Sequence[Due]) -> None:
@@ -110,13 +159,19 @@ def _explain_bust(payer: str, dues: Sequence[Due]) -> None:
         notes.why(explained.Why((sentence,), {"player": payer, "bust": True, "owed": owed}))
 
 
-def _explain_cap(payer: str, held: int, owed: int, parts: Mapping[str, int], leftover: int) -> None:
+def _explain_cap(
+    payer: str, held: int, owed: int, parts: Mapping[str, int], leftover: int, first: str | None
+) -> None:
     """Note, where an explanation is asked for, how a payer's balance was split."""
     notes = explained.notes()
     if notes is not None:
-        params = {"player": payer, "held": held, "owed": owed}
+        params: dict[str, object] = {"player": payer, "held": held, "owed": owed}
         each = explained.Amounts(tuple(parts.items()))
-        sentence = (explained.N_("stakes.capped"), {**params, "parts": each})
+        key = explained.N_("stakes.capped")
+        if first is not None:  # variants.md, stakes_leftover "lowest_seat"
+            key = explained.N_("stakes.capped.lowest_seat")
+            params["first"] = first
+        sentence = (key, {**params, "parts": each})
         operands = {**params, "parts": dict(parts), "leftover": leftover}
         notes.why(explained.Why((sentence,), operands))
 

@@ -741,10 +741,11 @@ class _Hand:
             self.events.append(WallExhausted())
             return
         remaining: dict[str, PlayerAtWallEnd] = {}
+        checked = self.table.ruleset.wall_players(self.view())
         for index, seat in enumerate(self.seats):
-            if seat.out:
-                continue
             name = self.table.players[index]
+            if seat.out or name not in checked:
+                continue
             remaining[name] = PlayerAtWallEnd(
                 tiles=_notation(seat.counts), melds=self._melds_of(seat)
             )

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from mjledger.errors import SimulationError
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
+from mjledger.rules.table import check_stakes_rules
 from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, simulate_match, simulated_play
 
 __all__ = ["match_id", "match_rng", "simulate"]
@@ -54,6 +55,7 @@ def simulate(
         table_rules = rules_from_json(ruleset, dict(rules))
     else:
         table_rules = rules
+    check_stakes_rules(table_rules, None)  # the simulator plays no table stakes
     for number in range(1, matches + 1):
         yield simulate_match(
             ruleset,

@@ -9,6 +9,7 @@ from attrs import field, frozen
 from mjledger._checks import int_between, one_of
 from mjledger.errors import FormatError
 from mjledger.rules.house import MAX_STAKE, VARIANT
+from mjledger.rules.table import STAKES_LEFTOVER_CHECK, StakesLeftover
 
 
 @frozen
@@ -21,9 +22,8 @@ class HongKongRules:
     points_per_unit: int = field(default=1, validator=int_between(1, MAX_STAKE, what="house rule "))
     # rules.md: "min_fan (default 3, at most fan_limit)"; log-format.md: "integer 0–13".
     min_fan: int = field(default=3, validator=int_between(0, 13, what="house rule "))
-    fan_limit: Literal[8, 10, 13] = field(
-        default=10, validator=one_of(10, 8, 13, what="house rule ")
-    )
+    # variants.md, second set: "a JSON integer from 5 to 13 (default 10)" (was 8, 10 or 13).
+    fan_limit: int = field(default=10, validator=int_between(5, 13, what="house rule "))
     # "half" is the half-gun variant (variants.md): 1 share from the discarder, ½ from each other.
     discard_pays: Literal["double", "all", "half"] = field(
         default="double", validator=one_of("double", "all", "half", what="house rule ")
@@ -33,6 +33,10 @@ class HongKongRules:
     # Variant (variants.md): after a void hand the dealer deals again, or the deal passes.
     void_hand_dealer: Literal["stays", "passes"] = field(
         default="stays", validator=one_of("stays", "passes", what="house rule "), metadata=VARIANT
+    )
+    # Variant, second set (variants.md): where a capped payer's leftover points go.
+    stakes_leftover: StakesLeftover = field(
+        default="after_payer", validator=STAKES_LEFTOVER_CHECK, metadata=VARIANT
     )
 
     def __attrs_post_init__(self) -> None:

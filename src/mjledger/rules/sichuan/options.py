@@ -9,6 +9,7 @@ from attrs import field, frozen
 from mjledger._checks import int_between, one_of
 from mjledger.errors import FormatError
 from mjledger.rules.house import MAX_STAKE, VARIANT
+from mjledger.rules.table import STAKES_LEFTOVER_CHECK, StakesLeftover
 
 
 @frozen
@@ -69,8 +70,23 @@ class SichuanRules:
         default="paid", validator=one_of("paid", "unpaid", what="house rule "), metadata=VARIANT
     )
 
+    # Variants, second set (variants.md): 诈胡 as a flat penalty; blood flow's winners left
+    # out of the wall's checks; where a capped payer's leftover points go (rules/table.py).
+    sichuan_false_win: Literal["refused", "flat"] = field(
+        default="refused", validator=one_of("refused", "flat", what="house rule "), metadata=VARIANT
+    )
+    blood_flow_wall: Literal["all", "exempt_winners"] = field(
+        default="all",
+        validator=one_of("all", "exempt_winners", what="house rule "),
+        metadata=VARIANT,
+    )
+    stakes_leftover: StakesLeftover = field(
+        default="after_payer", validator=STAKES_LEFTOVER_CHECK, metadata=VARIANT
+    )
+
     def __attrs_post_init__(self) -> None:
         _refund_refinements(self)
+        _blood_flow_wall_refines(self)
 
     def enabled(self, option: str | None) -> bool:
         """Whether a fan-table row switched on by house rule ``option`` is on (None: always)."""
@@ -90,6 +106,17 @@ def _refund_refinements(rules: SichuanRules) -> None:
                 f"(nothing passes), not {value!r}",
                 code="bad_house_rule",
             )
+
+
+def _blood_flow_wall_refines(rules: SichuanRules) -> None:
+    """variants.md, second set: ``blood_flow_wall`` must be "all" "unless `blood_flow` is
+    `true`" (an error of the line that sets the rules)."""
+    if rules.blood_flow_wall != "all" and not rules.blood_flow:
+        raise FormatError(
+            f'house rule blood_flow_wall "{rules.blood_flow_wall}" refines blood_flow, '
+            'which is false: without blood_flow it must be "all"',
+            code="bad_house_rule",
+        )
 
 
 # Options mjledger adds to the contract (docs/rules.md, "Fan from tiles").

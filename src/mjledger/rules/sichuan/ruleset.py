@@ -97,9 +97,29 @@ class Sichuan(BaseRuleset):
     def settle_false_win(
         self, hand: HandView, player: str, line: int | None
     ) -> tuple[Transfer, ...]:
-        raise RuleError(
-            "a false win (false_win) is a Hong Kong rule; Sichuan has none", code="wrong_ruleset"
-        )
+        """诈胡 (variants.md, ``sichuan_false_win: "flat"``): ``8 × base`` to each other player
+        still in, and the offender's kong money not yet passed or refunded goes back."""
+        rules = self.rules
+        if rules.sichuan_false_win != "flat":
+            raise RuleError(
+                'a false win (false_win) is a Sichuan rule only under sichuan_false_win "flat"',
+                code="wrong_ruleset",
+            )
+        kongs = [(k.player, k.payments) for k in hand.kongs]
+        dues = settle.false_win_dues(rules, player, hand.still_in, kongs, hand.passed)
+        transfers = tuple(Transfer(a, b, amount, reason, line) for a, b, amount, reason in dues)
+        notes = explained.notes()
+        if notes is not None:
+            why.false_win(notes, rules, hand, player, transfers)
+        return transfers
+
+    def false_win_ends_hand(self) -> bool:
+        # variants.md, 诈胡: "the hand goes on and the offender stays in it".
+        return False
+
+    def false_win_returns(self, hand: HandView, player: str) -> tuple[int, ...]:
+        kongs = [(k.player, k.payments) for k in hand.kongs]
+        return settle.false_win_returns(player, kongs, hand.passed)
 
     def winners_leave(self) -> bool:
         # Blood flow (variants.md): "every player stays in until wall_exhausted".
@@ -164,6 +184,9 @@ class Sichuan(BaseRuleset):
         if notes is not None:
             why.kong_unpaid(notes, player)
         return ()
+
+    def wall_players(self, hand: HandView) -> tuple[str, ...]:
+        return settle.wall_players(self.rules, hand.players, hand.still_in, hand.winners)
 
     def settle_wall(
         self, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd] | None, line: int | None

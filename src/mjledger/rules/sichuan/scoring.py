@@ -63,3 +63,13 @@ def sichuan_flower_pig_amount(rules: SichuanRules) -> int:
 def sichuan_not_ready_amount(rules: SichuanRules, best_fan: int) -> int:
     """A player not ready pays a ready one as if that one had won its best hand."""
     return sichuan_win_amount(rules, best_fan)
+
+
+# variants.md, 诈胡: "The 8 is fixed, not a parameter ... `base` scales it".
+FALSE_WIN_BASES: Final = 8
+
+
+def sichuan_false_win_amount(rules: SichuanRules) -> int:
+    """What a flat false win pays each other player still in: ``8 × base`` (fan_cap and
+    self_draw_bonus play no part)."""
+    return FALSE_WIN_BASES * rules.base

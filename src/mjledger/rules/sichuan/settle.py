@@ -119,6 +119,42 @@ def passing_shares(
     return tuple([(w, a) for w, a in shares if a > 0])
 
 
+def wall_players(
+    rules: SichuanRules, players: Sequence[str], still_in: Sequence[str], winners: Collection[str]
+) -> tuple[str, ...]:
+    """Who the empty wall checks (and ``remaining`` names): every player still in; under
+    variants.md's ``blood_flow_wall: "exempt_winners"`` the players who have not won ("as
+    winners are without blood flow")."""
+    if rules.blood_flow_wall == "exempt_winners":
+        return tuple([p for p in players if p not in winners])
+    return tuple(still_in)
+
+
+def false_win_returns(player: str, kongs: Kongs, passed: Collection[int]) -> tuple[int, ...]:
+    """variants.md, Sichuan false win: the kongs whose money the offender gives back — every
+    kong of theirs "that has not already been passed or refunded"."""
+    return tuple([k for k, (owner, _) in enumerate(kongs) if owner == player and k not in passed])
+
+
+def false_win_dues(
+    rules: SichuanRules,
+    player: str,
+    still_in: Sequence[str],
+    kongs: Kongs,
+    passed: Collection[int],
+) -> tuple[tuple[str, str, int, Reason], ...]:
+    """variants.md, ``sichuan_false_win: "flat"``, in one batch: ``8 × base`` to each other
+    player still in (reason ``false_win``), then each returned kong's payments back to
+    whoever made them, winners included (``kong_refund``; refund_to_winners does not apply)."""
+    amount = scoring.sichuan_false_win_amount(rules)
+    dues: list[tuple[str, str, int, Reason]] = [
+        (player, other, amount, "false_win") for other in still_in if other != player
+    ]
+    for k in false_win_returns(player, kongs, passed):
+        dues.extend((player, payer, paid, "kong_refund") for payer, paid in kongs[k][1])
+    return tuple(dues)
+
+
 def wall_checks(
     rules: SichuanRules,
     players: Sequence[str],

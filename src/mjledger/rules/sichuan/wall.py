@@ -28,7 +28,7 @@ def settle_wall(
 ) -> tuple[Transfer, ...]:
     if remaining is None:
         raise RuleError("a Sichuan wall_exhausted needs 'remaining' for every player still in")
-    still_in = hand.still_in
+    still_in = settle.wall_players(rules, hand.players, hand.still_in, hand.winners)
     listed = remaining.keys()
     if listed != set(still_in):
         missing = [p for p in still_in if p not in listed]
@@ -40,17 +40,20 @@ def settle_wall(
             code = "already_won" if won else "not_at_table"
             raise RuleError(f"'remaining' names {who!r}, who {why}", code=code)
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
-    return wall_transfers(rules, hand, _states(rules, hand, remaining), line)
+    return wall_transfers(rules, hand, _states(rules, hand, remaining, still_in), line)
 
 
 def _states(
-    rules: SichuanRules, hand: HandView, remaining: Mapping[str, PlayerAtWallEnd]
+    rules: SichuanRules,
+    hand: HandView,
+    remaining: Mapping[str, PlayerAtWallEnd],
+    still_in: tuple[str, ...],
 ) -> dict[str, WallFacts]:
     try:
         derived = derive_wall(rules, remaining, dict(hand.void_suits))
     except TileError as exc:
         raise RuleError(str(exc), code=exc.code) from None
-    return {p: derived.get(p) or asserted(remaining[p]) for p in hand.still_in}
+    return {p: derived.get(p) or asserted(remaining[p]) for p in still_in}
 
 
 def asserted(claim: PlayerAtWallEnd) -> WallFacts:
@@ -111,8 +114,9 @@ def wall_transfers(
     """rules.md, "When the wall runs out": flower pig, not ready, refund — in that order
     (:func:`mjledger.rules.sichuan.settle.wall_checks`, which the quick fold runs too)."""
     kongs = [(k.player, k.payments) for k in hand.kongs]
+    checked = settle.wall_players(rules, hand.players, hand.still_in, hand.winners)
     checks = settle.wall_checks(
-        rules, hand.players, hand.still_in, hand.winners, states, kongs, hand.passed
+        rules, hand.players, checked, hand.winners, states, kongs, hand.passed
     )
     notes = explained.notes()
     if notes is not None:

@@ -189,6 +189,10 @@ def wall(
     sentences: list[tuple[str, Mapping[str, object]]] = [
         (N_("wall_exhausted.sichuan"), {"players": still_in})
     ]
+    exempt = tuple(p for p in hand.players if p not in states and p in hand.winners)
+    if exempt and rules.blood_flow_wall == "exempt_winners":
+        # variants.md, second set: winners are "left out of the wall checks".
+        sentences.append((N_("wall_exhausted.winners_exempt"), {"winners": exempt}))
     pigs = tuple(p for p, s in states.items() if s.flower_pig)
     if pigs and not rules.not_ready_includes_pigs:
         sentences.append((N_("not_ready.pigs_left_out"), {"pigs": pigs}))
@@ -330,3 +334,43 @@ def kong_unpaid(notes: Notes, player: str) -> None:
     operands["added_kong_from_hand"] = "unpaid"
     sentence = (N_("kong_added.from_hand_unpaid"), {"player": player})
     notes.why(Why((sentence,), operands, None))
+
+
+def false_win(
+    notes: Notes, rules: SichuanRules, hand: HandView, player: str, dues: Sequence[Transfer]
+) -> None:
+    """variants.md, 诈胡 (``sichuan_false_win: "flat"``): a step for the penalty, ``8 × base``
+    to each other player still in, and one per kong whose money goes back."""
+    penalty = tuple(t for t in dues if t.reason == "false_win")
+    payees = tuple(t.payee for t in penalty)
+    amount = scoring.sichuan_false_win_amount(rules)
+    bases = scoring.FALSE_WIN_BASES
+    params = {"player": player, "payees": payees, "bases": bases, "base": rules.base}
+    operands: dict[str, object] = {**params, "payees": list(payees), "amount": amount}
+    notes.why(Why(((N_("false_win.sichuan"), {**params, "amount": amount}),), operands, penalty))
+    refunds = [t for t in dues if t.reason == "kong_refund"]
+    for k, kong in enumerate(hand.kongs):
+        if kong.player != player or k in hand.passed or not kong.payments:
+            continue
+        mine = tuple(refunds[: len(kong.payments)])
+        del refunds[: len(kong.payments)]
+        notes.why(_returned(player, kong.kind, kong.line, mine))
+
+
+def _returned(player: str, kind: str, line: int | None, dues: Sequence[Transfer]) -> Why:
+    """One kong's money given back at a false win: what each who paid it paid."""
+    params: dict[str, object] = {"player": player, "kong": Term(KONG_TERMS[kind])}
+    params["kong_line"] = line or 0
+    operands: dict[str, object] = {"player": player, "kind": kind, "kong_line": line}
+    operands["payees"] = [t.payee for t in dues]
+    amounts = {t.amount for t in dues}
+    if len(amounts) == 1:
+        (amount,) = amounts
+        payees = tuple(t.payee for t in dues)
+        sentence = (N_("false_win.kong_refund"), {**params, "payees": payees, "amount": amount})
+        operands["amount"] = amount
+    else:
+        each = Amounts(tuple((t.payee, t.amount) for t in dues))
+        sentence = (N_("false_win.kong_refund.amounts"), {**params, "amounts": each})
+        operands["amounts"] = {t.payee: t.amount for t in dues}
+    return Why((sentence,), operands, tuple(dues))
