@@ -279,6 +279,8 @@ REFUSED: list[list[str | bytes]] = [
     [""],
     [hk_with('"rules": {"blood_flow": true}')],
     [hk_with('"rules": {"discard_pays": "half", "points_per_unit": 3}')],
+    [SC[:-1] + ', "rules": {"blood_flow_wall": "exempt_winners"}}'],
+    [SC[:-1] + ', "rules": {"stakes_leftover": "lowest_seat"}}'],
     [hk_with('"stakes": {"ana": 100, "bo": 100, "cy": 100}')],
     [hk_with('"stakes": {"ana": 100, "bo": 100, "cy": 100, "di": 0}')],
     [HK, HAND, '{"type": "self_drawn", "player": "bo", "fan": 3, "liable": "bo"}'],

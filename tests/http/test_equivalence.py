@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from mjledger.http.ids import id_problem
 from mjledger.store.application import Ledger
 from mjledger.store.audit import audit
 from tests.backends import raw_rows
+from tests.conftest import DATA
 from tests.http.conftest import Api, make_api
 from tests.strategies import legal_logs, log_text
 from tests.variant_strategies import variant_logs
@@ -70,6 +72,23 @@ def _over_http(api: Api, lines: list[dict[str, Any]]) -> str:
 @given(lines=matches)
 @settings(max_examples=int(os.environ.get("MJLEDGER_EQ_EXAMPLES", "6")), deadline=None)
 def test_http_record_and_replay_agree(lines: list[dict[str, Any]]) -> None:
+    _agree(lines)
+
+
+SECOND_SET = [
+    log
+    for log in sorted((DATA / "variants-2").glob("*.jsonl"))
+    if '"match_started"' in log.read_text(encoding="utf-8")
+]
+
+
+@pytest.mark.parametrize("log", SECOND_SET, ids=lambda p: p.stem)
+def test_the_second_set_examples_travel_through_http(log: Path) -> None:
+    """Issue 23: each new option "travels through the HTTP service"."""
+    _agree([json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()])
+
+
+def _agree(lines: list[dict[str, Any]]) -> None:
     if "match" not in lines[0]:
         lines = [{**lines[0], "match": "eq-1"}, *lines[1:]]
     text = log_text(lines)

@@ -87,11 +87,13 @@ fan = st.none() | st.integers(0, 20)
 @st.composite
 def match_started(draw: st.DrawFn) -> ev.MatchStarted:
     ruleset = draw(st.sampled_from(rulesets()))
+    rules = draw(st.none() | house_rules(ruleset))
+    assume(getattr(rules, "problem_without_stakes", None) is None)  # refines stakes: none here
     return ev.MatchStarted(
         ruleset=ruleset.name,  # type: ignore[arg-type]
         players=draw(players),
         match=draw(st.none() | player_ids),
-        rules=draw(st.none() | house_rules(ruleset)),
+        rules=rules,
         format=draw(st.none() | st.just(1)),
     )
 
@@ -100,11 +102,13 @@ def match_started(draw: st.DrawFn) -> ev.MatchStarted:
 def stand_alone_hand(draw: st.DrawFn) -> ev.HandStarted:
     ruleset = draw(st.sampled_from(rulesets()))
     seats = draw(players)
+    rules = draw(st.none() | house_rules(ruleset))
+    assume(getattr(rules, "problem_without_stakes", None) is None)  # "a stand-alone hand included"
     return ev.HandStarted(
         dealer=draw(st.sampled_from(seats)),
         ruleset=ruleset.name,  # type: ignore[arg-type]
         players=seats,
-        rules=draw(st.none() | house_rules(ruleset)),
+        rules=rules,
         match=draw(st.none() | player_ids),
         number=draw(st.none() | st.integers(1, 99)),
         dealer_streak=draw(st.none() | st.integers(0, 9)),

@@ -508,3 +508,25 @@ def test_the_lowest_seat_step_names_its_first_payee() -> None:
         ),
         "en",
     )
+
+
+def test_the_library_refuses_the_leftover_rule_without_stakes_too() -> None:
+    """The same refusal on every path: an event built in Python cannot carry
+    ``stakes_leftover: "lowest_seat"`` without stakes (a store could not read it back)."""
+    from mjledger import HandStarted, MatchStarted
+    from mjledger.rules.hongkong.options import HongKongRules
+    from mjledger.rules.sichuan.options import SichuanRules
+
+    for rules in (
+        SichuanRules(stakes_leftover="lowest_seat"),
+        HongKongRules(stakes_leftover="lowest_seat"),
+    ):
+        ruleset = "sichuan" if isinstance(rules, SichuanRules) else "hongkong"
+        with pytest.raises(FormatError, match="stakes_leftover"):
+            MatchStarted(ruleset=ruleset, players=tuple(P), rules=rules)
+        with pytest.raises(FormatError, match="stakes_leftover"):
+            HandStarted(dealer=ANA, ruleset=ruleset, players=tuple(P), rules=rules)
+        staked = MatchStarted(
+            ruleset=ruleset, players=tuple(P), rules=rules, stakes=dict.fromkeys(P, 5)
+        )
+        assert staked.rules.stakes_leftover == "lowest_seat"

@@ -44,7 +44,6 @@ from mjledger.log.events import (
 )
 from mjledger.rules.house import rules_from_json, rules_to_json
 from mjledger.rules.registry import find_ruleset, ruleset_names, rulesets
-from mjledger.rules.table import check_stakes_rules
 
 T = TypeVar("T")
 
@@ -242,21 +241,14 @@ def _object_only(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], A
 
 def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """House rules are typed by the ruleset named on the same line, so they are read after it."""
-    takes_stakes: bool | None = None
 
     def hook(value: dict[str, Any], t: Any) -> Any:
-        nonlocal takes_stakes
-        if takes_stakes is None:
-            takes_stakes = "stakes" in attrs.fields_dict(t)
         event = structure(value, t)
         if event.rules is None:
             return event
         if event.ruleset is None:
             raise FormatError("'rules' needs a 'ruleset' on the same line", code="bad_house_rule")
-        rules = rules_from_json(event.ruleset, event.rules)
-        if takes_stakes:  # a log's opening line (a store's table of players carries none)
-            check_stakes_rules(rules, event.stakes)
-        return attrs.evolve(event, rules=rules)
+        return attrs.evolve(event, rules=rules_from_json(event.ruleset, event.rules))
 
     return hook
 

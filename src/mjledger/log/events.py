@@ -81,6 +81,16 @@ def _balances(_inst: object, _attribute: object, value: dict[str, int] | None) -
             )
 
 
+def _rules_fit_stakes(rules: object, stakes: dict[str, int] | None) -> None:
+    """A house rule that refines table stakes stands only on a line that sets them: the rules
+    object says what it cannot do without (its ``problem_without_stakes``, variants.md's
+    second set); a line whose ``rules`` are not read yet is checked once they are."""
+    if stakes is None:
+        problem = getattr(rules, "problem_without_stakes", None)
+        if problem:
+            raise FormatError(problem, code="bad_house_rule")
+
+
 def _stakes_of_players(players: tuple[str, ...], stakes: dict[str, int] | None) -> None:
     if stakes is None:
         return
@@ -134,6 +144,7 @@ class MatchStarted:
 
     def __attrs_post_init__(self) -> None:
         _stakes_of_players(self.players, self.stakes)
+        _rules_fit_stakes(self.rules, self.stakes)
 
 
 @frozen
@@ -162,6 +173,7 @@ class HandStarted:
     def __attrs_post_init__(self) -> None:
         if self.players is not None:
             _stakes_of_players(self.players, self.stakes)
+        _rules_fit_stakes(self.rules, self.stakes)
 
     @property
     def stand_alone(self) -> bool:

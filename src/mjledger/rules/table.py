@@ -43,15 +43,24 @@ def _leftover_to_first(rules: object) -> bool:
     return getattr(rules, "stakes_leftover", "after_payer") == "lowest_seat"
 
 
-def check_stakes_rules(rules: object, stakes: object) -> None:
+def problem_without_stakes(rules: object) -> str | None:
     """variants.md, second set: ``stakes_leftover`` "must be "after_payer" in a log without
-    stakes, a stand-alone hand included" (an error of the line that sets the rules)."""
-    if stakes is None and _leftover_to_first(rules):
-        raise FormatError(
+    stakes, a stand-alone hand included" — why ``rules`` cannot stand without stakes, or None.
+    Each rule set's options expose it as ``problem_without_stakes``, which a line that opens a
+    table asks (:mod:`mjledger.log.events`: an error of that line)."""
+    if _leftover_to_first(rules):
+        return (
             'house rule stakes_leftover "lowest_seat" needs table stakes (match_started\'s '
-            '"stakes"); without them it must be "after_payer"',
-            code="bad_house_rule",
+            '"stakes"); without them it must be "after_payer"'
         )
+    return None
+
+
+def check_stakes_rules(rules: object, stakes: object) -> None:
+    """:func:`problem_without_stakes` as a refusal, for a table that has no ``stakes``."""
+    problem = problem_without_stakes(rules) if stakes is None else None
+    if problem is not None:
+        raise FormatError(problem, code="bad_house_rule")
 
 
 @frozen

@@ -9,7 +9,7 @@ from attrs import field, frozen
 from mjledger._checks import int_between, one_of
 from mjledger.errors import FormatError
 from mjledger.rules.house import MAX_STAKE, VARIANT
-from mjledger.rules.table import STAKES_LEFTOVER_CHECK, StakesLeftover
+from mjledger.rules.table import STAKES_LEFTOVER_CHECK, StakesLeftover, problem_without_stakes
 
 
 @frozen
@@ -38,6 +38,8 @@ class HongKongRules:
     stakes_leftover: StakesLeftover = field(
         default="after_payer", validator=STAKES_LEFTOVER_CHECK, metadata=VARIANT
     )
+    # What a line that opens a table without stakes cannot carry (log/events.py asks).
+    problem_without_stakes = property(problem_without_stakes)
 
     def __attrs_post_init__(self) -> None:
         if self.discard_pays == "half" and self.points_per_unit % 2:
