@@ -47,16 +47,23 @@ def read_file(path: str) -> bytes:
 
 def explain_file(path: str, hand: int | None) -> tuple[tuple[HandExplanation, ...], bool]:
     """The explanation of a log file ('-': standard input), or of its hand ``hand``; and
-    whether the answer is one hand (a stand-alone hand log, or ``hand`` given)."""
-    from mjledger.explain.steps import explain_events, select_hand
+    whether the answer is one hand (a stand-alone hand log, or ``hand`` given). For one hand
+    the whole log is checked first, streamed as ``replay --json`` reads it (all or nothing,
+    the same error), and then only that hand is kept and explained."""
+    from mjledger.explain.steps import explain_events, explain_numbered_hand
     from mjledger.log.codec import read_log_bytes
     from mjledger.log.events import HandStarted
 
-    events = read_log_bytes(read_file(path))
-    hands = explain_events(events)
+    data = read_file(path)
     if hand is not None:
-        return (select_hand(hands, hand),), True
-    return hands, isinstance(events[0][1], HandStarted)
+        from mjledger.fold.stream import replay_json_parts
+        from mjledger.log.reader import iter_log
+
+        for _ in replay_json_parts(iter_log((data,))):
+            pass
+        return (explain_numbered_hand(iter_log((data,)), hand),), True
+    events = read_log_bytes(data)
+    return explain_events(events), isinstance(events[0][1], HandStarted)
 
 
 def print_explanation(
