@@ -47,23 +47,35 @@ def read_file(path: str) -> bytes:
 
 def explain_file(path: str, hand: int | None) -> tuple[tuple[HandExplanation, ...], bool]:
     """The explanation of a log file ('-': standard input), or of its hand ``hand``; and
-    whether the answer is one hand (a stand-alone hand log, or ``hand`` given). For one hand
-    the whole log is checked first, streamed as ``replay --json`` reads it (all or nothing,
-    the same error), and then only that hand is kept and explained."""
-    from mjledger.explain.steps import explain_events, explain_numbered_hand
+    whether the answer is one hand (a stand-alone hand log, or ``hand`` given)."""
+    from mjledger.explain.steps import explain_events
     from mjledger.log.codec import read_log_bytes
     from mjledger.log.events import HandStarted
 
-    data = read_file(path)
     if hand is not None:
-        from mjledger.fold.stream import replay_json_parts
-        from mjledger.log.reader import iter_log
-
-        for _ in replay_json_parts(iter_log((data,))):
-            pass
-        return (explain_numbered_hand(iter_log((data,)), hand),), True
-    events = read_log_bytes(data)
+        return (explain_one_hand(path, hand),), True
+    events = read_log_bytes(read_file(path))
     return explain_events(events), isinstance(events[0][1], HandStarted)
+
+
+def explain_one_hand(path: str, hand: int) -> HandExplanation:
+    """Hand ``hand`` of a log: the whole log checked first, read a block at a time as
+    ``replay --json`` reads it (all or nothing, the same error), then read again only as far
+    as that hand's end, keeping that hand alone (standard input is spooled to be read twice)."""
+    from mjledger.cli.spool import seekable
+    from mjledger.explain.steps import explain_numbered_hand
+    from mjledger.fold.stream import replay_json_parts
+    from mjledger.log.reader import iter_log_file
+
+    try:
+        stream = click.open_file(path, "rb")
+    except OSError as exc:
+        raise MjledgerError(f"cannot read {path}: {exc.strerror}", code="bad_parameter") from None
+    with seekable(stream) as source:  # type: ignore[arg-type]
+        for _ in replay_json_parts(iter_log_file(source)):
+            pass
+        source.seek(0)
+        return explain_numbered_hand(iter_log_file(source), hand)
 
 
 def print_explanation(

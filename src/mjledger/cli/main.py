@@ -21,6 +21,7 @@ from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, json_option, refuse
 from mjledger.cli.simulate import add_demo, simulate
+from mjledger.cli.spool import seekable, temporary_problem, temporary_space
 from mjledger.errors import MjledgerError
 
 # What a command needs is imported when it runs, not here: ``mjledger --help`` and
@@ -43,52 +44,6 @@ def refusals(func: F) -> F:
             refuse(exc)
 
     return wrapper  # type: ignore[return-value]
-
-
-def temporary_problem(exc: OSError) -> MjledgerError:
-    """A temporary file that cannot be made or written (a full or missing temporary
-    directory): one line naming the directory, not an internal error."""
-    import tempfile
-
-    return MjledgerError(
-        f"cannot write a temporary file in {tempfile.gettempdir()}: {exc.strerror or exc} "
-        "(free some space there, or set $TMPDIR)",
-        code="bad_parameter",
-    )
-
-
-@contextmanager
-def temporary_space() -> Iterator[None]:
-    """:func:`temporary_problem` for every error of the block (only temporary files in it)."""
-    try:
-        yield
-    except OSError as exc:
-        raise temporary_problem(exc) from None
-
-
-@contextmanager
-def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
-    """The input as a file that can be read twice: a regular file as it is; standard input or
-    a pipe copied to a temporary file first, a block at a time (never held in memory)."""
-    import shutil
-    import tempfile
-
-    with stream:
-        try:
-            stream.seek(0)
-        except (OSError, ValueError):
-            with temporary_space():
-                spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
-                try:
-                    shutil.copyfileobj(stream, spool, 1 << 20)
-                    spool.seek(0)
-                except BaseException:
-                    spool.close()
-                    raise
-            with spool:
-                yield spool
-            return
-        yield stream
 
 
 def print_json(data: object) -> None:
