@@ -1,9 +1,12 @@
-"""Build hook: compile the gettext catalogs (``.po`` → ``.mo``, with Babel) into the wheel.
+"""Build hook: compile the gettext catalogs (``.po`` → ``.mo``, with Babel) into the wheel,
+and build the wait tables into it (``mjledger/tiles/wait_tables.bin``, docs/performance.md).
 
 Everything else about the package is in pyproject.toml. An editable install skips this step:
-there ``mjledger.i18n`` compiles a ``.po`` in memory when its ``.mo`` is missing or older.
+there ``mjledger.i18n`` compiles a ``.po`` in memory when its ``.mo`` is missing or older, and
+the wait tables are built on first use and kept in the user's cache (``tiles/prebuilt.py``).
 """
 
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -28,6 +31,18 @@ class BuildPyWithCatalogs(build_py):
                 catalog = read_po(source)
             with target.open("wb") as out:
                 write_mo(out, catalog, use_fuzzy=False)
+        self.build_wait_tables()
+
+    def build_wait_tables(self) -> None:
+        """The tables the package's own builder makes, from the source being packaged."""
+        sys.path.insert(0, "src")
+        try:
+            from mjledger.tiles import decompose, prebuilt
+        finally:
+            sys.path.remove("src")
+        target = Path(self.build_lib, "mjledger", "tiles", prebuilt.PACKAGED.name)
+        if not prebuilt.save(decompose.plain_tables(*decompose._built()), target):
+            raise OSError(f"cannot write {target}")
 
 
 setup(cmdclass={"build_py": BuildPyWithCatalogs})

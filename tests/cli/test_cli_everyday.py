@@ -14,8 +14,7 @@ from click.testing import CliRunner
 
 from mjledger import replay
 from mjledger.cli import main
-from mjledger.cli.exits import TerminalConsole
-from mjledger.cli.render import money, streak_text
+from mjledger.cli.render import TerminalConsole, money, streak_text
 from tests.cli.test_cli_store import HK, HK_ID, SC, SC_ID, SEED, ok, refused
 
 SEED_ID = "hk-club-night-7"

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def test_an_internal_error_is_status_70_with_one_line(monkeypatch: pytest.Monkey
     def broken(*_args: object) -> None:
         raise ValueError("something inside went wrong\nsecond line")
 
-    monkeypatch.setattr(CLI_MODULE, "iter_log_file", broken)
+    monkeypatch.setattr(importlib.import_module("mjledger.log.reader"), "iter_log_file", broken)
     monkeypatch.delenv("MJLEDGER_DEBUG", raising=False)
     result = CliRunner().invoke(main, ["replay", str(SEED)])
     assert result.exit_code == 70
@@ -132,8 +133,8 @@ class FullDisk:
 def test_replay_json_with_a_full_temporary_directory_is_refused_naming_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(CLI_MODULE.tempfile, "TemporaryFile", FullDisk)
-    monkeypatch.setattr(CLI_MODULE.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "TemporaryFile", FullDisk)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])
     assert result.exit_code == 2, result.stderr
     # No partial replay on stdout: only the refusal as data (http-api.md, "The same codes in

@@ -29,7 +29,7 @@ from tests.pg import PASSWORD
 from tests.store_logs import sichuan_match
 
 HK = "hk-tsimshatsui-t3-2026-12-05"
-AUDIT_CLI = importlib.import_module("mjledger.cli.audit")
+AUDIT = importlib.import_module("mjledger.store.audit")  # the audit command imports it as it runs
 
 
 def _record(store: str) -> None:
@@ -165,7 +165,7 @@ def test_an_internal_error_in_the_audit_is_status_70(
         def __init__(self, *_args: object, **_kwargs: object) -> None:
             raise ValueError("inside the audit")
 
-    monkeypatch.setattr(AUDIT_CLI, "Auditor", Broken)
+    monkeypatch.setattr(AUDIT, "Auditor", Broken)
     monkeypatch.delenv("MJLEDGER_DEBUG", raising=False)
     result = CliRunner().invoke(main, ["audit", "--store", str(store)])
     assert result.exit_code == 70

@@ -182,3 +182,39 @@ def test_replaying_with_the_core_loads_no_io_framework() -> None:
         check=True,
     )
     assert out.stdout.strip() == "[]"
+
+
+def _loaded_by(args: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules among ``prefixes`` that ``mjledger ARGS`` loads (output discarded)."""
+    code = (
+        "import atexit, sys\n"
+        "from mjledger.cli import main\n"
+        "wanted = tuple(sys.argv[1].split(','))\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith(wanted))\n"
+        "atexit.register(lambda: print(loaded(), file=sys.stderr))\n"
+        "main(sys.argv[2:])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, ",".join(prefixes), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    return ast.literal_eval(out.stderr.strip())
+
+
+def test_help_loads_no_library_framework_or_rule_set() -> None:
+    """``mjledger --help`` lists the commands: it needs click and the commands' options only
+    (each command imports what it uses when it runs)."""
+    heavy = ("mjledger.store", "mjledger.fold", "mjledger.log", "mjledger.rules.registry")
+    frameworks = ("eventsourcing", "cattrs", "attr", "rich", "msgspec", "babel", "litestar")
+    assert _loaded_by(["--help"], (*heavy, *frameworks, "importlib.metadata")) == []
+
+
+def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins() -> None:
+    """``replay --json`` of a built-in rule set's log: no store, no eventsourcing, no rich,
+    and no scan of the installed packages for plugins' entry points."""
+    log = Path(__file__).resolve().parents[2] / "examples" / "sichuan-match.jsonl"
+    unwanted = ("mjledger.store", "eventsourcing", "rich", "litestar", "importlib.metadata")
+    assert _loaded_by(["replay", "--json", str(log)], unwanted) == []

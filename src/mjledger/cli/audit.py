@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.text import Text
 
 from mjledger._text import plural
 from mjledger.cli.exits import EXIT_FINDINGS, json_option
-from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
-from mjledger.cli.render import inert
-from mjledger.store.audit import Auditor, AuditReport, Finding, store_head
-from mjledger.store.location import PostgresStore, store_location
-from mjledger.store.signing import keygen, load_verifier
-from mjledger.store.since import Consistency, read_saved_head, since
+
+# The store and rich are imported when a command runs (not on every start-up).
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from mjledger.store.audit import AuditReport, Finding
+    from mjledger.store.since import Consistency
 
 
 @click.command("audit")
@@ -52,6 +54,11 @@ def audit_command(
     since_file: Path | None,
 ) -> None:
     """Re-derive everything in the store and report what does not agree (exit 1 if anything)."""
+    from mjledger.cli.render import TerminalConsole
+    from mjledger.store.audit import Auditor, AuditReport
+    from mjledger.store.signing import load_verifier
+    from mjledger.store.since import read_saved_head, since
+
     require_existing(store)
     if head_only:
         _print_head(store, as_json)
@@ -77,7 +84,7 @@ def audit_command(
             document["since"] = consistency.to_json()
         print_json(document)
     else:
-        _render(report, Console(), consistency)
+        _render(report, TerminalConsole(), consistency)
     if findings:
         sys.exit(EXIT_FINDINGS)
 
@@ -85,6 +92,8 @@ def audit_command(
 def require_existing(store: str | None) -> None:
     """A PostgreSQL store must be there before it is audited (a SQLite file is checked by
     the audit itself): the audit reads, and reading creates nothing."""
+    from mjledger.store.location import PostgresStore, store_location
+
     location = store_location(store)
     if isinstance(location, PostgresStore):
         from mjledger.store.postgres import require_store
@@ -93,6 +102,8 @@ def require_existing(store: str | None) -> None:
 
 
 def _print_head(store: str | None, as_json: bool) -> None:
+    from mjledger.store.audit import store_head
+
     head = store_head(store)
     if as_json:
         print_json(head.to_json())
@@ -113,6 +124,8 @@ def _print_head(store: str | None, as_json: bool) -> None:
 
 
 def _render(report: AuditReport, console: Console, consistency: Consistency | None) -> None:
+    from mjledger.cli.render import inert
+
     s = report.summary
     heading = inert(f"audit of {s.store}", style="bold")
     console.print(
@@ -142,6 +155,8 @@ def _render(report: AuditReport, console: Console, consistency: Consistency | No
 
 
 def _since_line(consistency: Consistency) -> Text:
+    from rich.text import Text
+
     saved = consistency.saved
     head = f"since the saved head ({plural(saved.rows, 'row')}): "
     if not consistency.consistent:
@@ -151,6 +166,8 @@ def _since_line(consistency: Consistency) -> Text:
 
 
 def _line(finding: Finding) -> Text:
+    from mjledger.cli.render import inert
+
     text = str(finding)
     return inert(finding.code, style="red").append_text(inert(text[len(finding.code) :]))
 
@@ -160,6 +177,8 @@ def _line(finding: Finding) -> Text:
 @refusals
 def keygen_command(path: Path) -> None:
     """Write a new Ed25519 private key to PATH and its public key to PATH.pub."""
+    from mjledger.store.signing import keygen
+
     private, public = keygen(path)
     click.echo(f"private key: {private} (keep it secret; record --signing-key uses it)")
     click.echo(f"public key: {public} (audit --public-key uses it)")

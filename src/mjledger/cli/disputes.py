@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,17 +18,14 @@ from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
 from mjledger.cli.exits import json_option
 from mjledger.cli.outputs import check_output, force_option, store_files, write_output
-from mjledger.cli.store import resolve_match
 from mjledger.errors import MjledgerError
-from mjledger.explain.i18n import DEFAULT_LANGUAGE, LANGUAGES, hand_json, render_text
-from mjledger.explain.report import render_report, report_from_replay
-from mjledger.explain.steps import HandExplanation, explain_events, select_hand
-from mjledger.explain.stored import explain_stored, report_from_store
-from mjledger.fold.replay import replay_bytes
-from mjledger.log.codec import read_log_bytes
-from mjledger.log.events import HandStarted
-from mjledger.store.application import Ledger
-from mjledger.store.corrections import CorrectionResult, correct, void
+from mjledger.explain.languages import DEFAULT_LANGUAGE, LANGUAGES
+
+# Each command imports what it uses when it runs (``mjledger --help`` loads none of it).
+if TYPE_CHECKING:
+    from mjledger.explain.steps import HandExplanation
+    from mjledger.store.application import Ledger
+    from mjledger.store.corrections import CorrectionResult
 
 lang_option = click.option(
     "--lang",
@@ -51,16 +48,41 @@ def read_file(path: str) -> bytes:
 def explain_file(path: str, hand: int | None) -> tuple[tuple[HandExplanation, ...], bool]:
     """The explanation of a log file ('-': standard input), or of its hand ``hand``; and
     whether the answer is one hand (a stand-alone hand log, or ``hand`` given)."""
-    events = read_log_bytes(read_file(path))
-    hands = explain_events(events)
+    from mjledger.explain.steps import explain_events
+    from mjledger.log.codec import read_log_bytes
+    from mjledger.log.events import HandStarted
+
     if hand is not None:
-        return (select_hand(hands, hand),), True
-    return hands, isinstance(events[0][1], HandStarted)
+        return (explain_one_hand(path, hand),), True
+    events = read_log_bytes(read_file(path))
+    return explain_events(events), isinstance(events[0][1], HandStarted)
+
+
+def explain_one_hand(path: str, hand: int) -> HandExplanation:
+    """Hand ``hand`` of a log: the whole log checked first, read a block at a time as
+    ``replay --json`` reads it (all or nothing, the same error), then read again only as far
+    as that hand's end, keeping that hand alone (standard input is spooled to be read twice)."""
+    from mjledger.cli.spool import seekable
+    from mjledger.explain.steps import explain_numbered_hand
+    from mjledger.fold.stream import replay_json_parts
+    from mjledger.log.reader import iter_log_file
+
+    try:
+        stream = click.open_file(path, "rb")
+    except OSError as exc:
+        raise MjledgerError(f"cannot read {path}: {exc.strerror}", code="bad_parameter") from None
+    with seekable(stream) as source:  # type: ignore[arg-type]
+        for _ in replay_json_parts(iter_log_file(source)):
+            pass
+        source.seek(0)
+        return explain_numbered_hand(iter_log_file(source), hand)
 
 
 def print_explanation(
     hands: tuple[HandExplanation, ...], lang: str, as_json: bool, single: bool
 ) -> None:
+    from mjledger.explain.i18n import hand_json, render_text
+
     if as_json:
         document: Any = (
             hand_json(hands[0], lang)
@@ -131,6 +153,9 @@ def add_commands(
         Every event, the rule and house rule it fell under, the arithmetic, who paid whom and
         the running net after it, then a summary that ties to the hand's net.
         """
+        from mjledger.cli.store import resolve_match
+        from mjledger.explain.stored import explain_stored
+
         target, number, stored = store_or_log(args, store)
         if stored:
             assert number is not None
@@ -170,6 +195,11 @@ def add_commands(
         A running-score chart, each hand's dealer, outcome and transfers, corrections marked,
         the totals; nothing is fetched from the network when the page is viewed.
         """
+        from mjledger.cli.store import resolve_match
+        from mjledger.explain.report import render_report, report_from_replay
+        from mjledger.explain.stored import report_from_store
+        from mjledger.fold.replay import replay_bytes
+
         from_log = store is None and (target == "-" or Path(target).is_file())
         keep = (Path(target),) if from_log and target != "-" else store_files(store)
         check_output(html_file, force=force, keep=keep)
@@ -213,6 +243,9 @@ def add_commands(
         """Replace stored hand NUMBER's settlement by a corrected hand (a new, compensating
         record: nothing stored is changed). Refused, with nothing written, if the corrected
         hand's table differs from the stored hand's or it changes the next dealer."""
+        from mjledger.cli.store import resolve_match
+        from mjledger.store.corrections import correct
+
         text = decode_log(read_file(fixed))
         with writer(store) as ledger:
             result = correct(
@@ -236,6 +269,9 @@ def add_commands(
     @refusals
     def void_command(match: str, number: int, reason: str, by: str, store: str | None) -> None:
         """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
+        from mjledger.cli.store import resolve_match
+        from mjledger.store.corrections import void
+
         with writer(store) as ledger:
             result = void(ledger, resolve_match(ledger, match), number, reason=reason, by=by)
             ledger.views.catch_up()
@@ -258,6 +294,8 @@ def _done(result: CorrectionResult) -> str:
 
 def decode_log(data: bytes) -> str:
     """A log's text, or the error naming the first line that is not UTF-8."""
+    from mjledger.log.codec import read_log_bytes
+
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -8,28 +8,28 @@ tile written); one tile short, it prints the waits and what each would score.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import attrs
 import click
 
 from mjledger._text import plural
-from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.exits import json_option
-from mjledger.cli.render import Table
 from mjledger.errors import MjledgerError, TileError
-from mjledger.rules.base import BaseRuleset
-from mjledger.rules.protocol import WinContext
-from mjledger.rules.registry import DEFAULT_RULESET, find_ruleset, ruleset_names
-from mjledger.tiles.decompose import arrangements
-from mjledger.tiles.fan import FanResult
-from mjledger.tiles.notation import Meld, Tile, format_tiles, parse_tiles
+from mjledger.rules.names import DEFAULT_RULESET
+
+# The rule sets, tiles and rich are imported when the command runs (not on every start-up).
+if TYPE_CHECKING:
+    from mjledger.rules.base import BaseRuleset
+    from mjledger.tiles.fan import FanResult
+    from mjledger.tiles.notation import Meld, Tile
 
 __all__ = ["evaluate", "parse_melds"]
 
 
 def parse_melds(text: str) -> tuple[Meld, ...]:
     """Read ``"pung:555p,kong:1111s,concealed-kong:2222m,chow:345m"``."""
+    from mjledger.tiles.notation import Meld
+
     melds: list[Meld] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -64,6 +64,8 @@ def _result_json(result: FanResult) -> dict[str, Any]:
 
 
 def _known_ruleset(name: str) -> str:
+    from mjledger.rules.registry import ruleset_names
+
     if name not in ruleset_names():
         raise click.BadParameter(f"{name!r} is not one of {', '.join(map(repr, ruleset_names()))}.")
     return name
@@ -71,6 +73,8 @@ def _known_ruleset(name: str) -> str:
 
 def _optional_patterns(ruleset: BaseRuleset) -> tuple[str, ...]:
     """The house rules ``--rule`` switches on: the extension options, in field order."""
+    import attrs
+
     return tuple(
         f.name for f in attrs.fields(ruleset.rules_class) if f.name in ruleset.extension_keys
     )
@@ -144,6 +148,11 @@ def _report(
     dealer: bool,
     rules: tuple[str, ...],
 ) -> dict[str, Any]:
+    from mjledger.rules.protocol import WinContext
+    from mjledger.rules.registry import find_ruleset
+    from mjledger.tiles.decompose import arrangements
+    from mjledger.tiles.notation import Tile, format_tiles, parse_tiles
+
     tiles = parse_tiles(tiles_text)
     melds = parse_melds(melds_text)
     rule_set = find_ruleset(ruleset)
@@ -222,6 +231,9 @@ def _patterns_text(patterns: list[dict[str, Any]]) -> str:
 
 
 def _print(report: dict[str, Any]) -> None:
+    from mjledger.cli.render import Table
+    from mjledger.cli.render import TerminalConsole as Console
+
     console = Console(highlight=False)
     melds = " ".join(
         f"[{m['tiles']}{' concealed' if m.get('concealed') else ''}]" for m in report["melds"]

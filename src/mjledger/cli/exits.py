@@ -24,12 +24,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from mjledger._text import escaped, one_line
+from mjledger._text import one_line
 from mjledger.errors import MjledgerError
-from mjledger.store.location import redact
 
 EXIT_FINDINGS: Final = 1
 EXIT_REFUSED: Final = 2
@@ -68,6 +65,8 @@ def refusal_json(exc: MjledgerError, message: str) -> str:
 def refuse(exc: MjledgerError) -> None:
     """One line on standard error and status 2: what every refusal looks like (a store URL's
     password never shown); with ``--json``, the refusal's code and place on standard output."""
+    from mjledger.store.location import redact  # the store's module: not on every start-up
+
     message = one_line(redact(str(exc)), 290)
     ctx = click.get_current_context(silent=True)
     if ctx is not None and ctx.meta.get(_JSON_META):
@@ -84,28 +83,6 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # not a real file (a test runner's capture)
         pass
-
-
-class TerminalConsole(Console):
-    """rich's console as the command uses it: every string printed as literal text (no markup,
-    no emoji codes, no automatic highlighting: digits inside a match id are not numbers), its
-    control characters escaped as :func:`mjledger._text.escaped` writes them — a table's
-    title and cells too —, and a broken pipe left to :class:`MjledgerGroup` (rich would
-    exit 1). Styled text is built as :class:`rich.text.Text` (``render.inert``)."""
-
-    def __init__(self, **options: Any) -> None:
-        options.setdefault("highlight", False)
-        options.setdefault("markup", False)
-        options.setdefault("emoji", False)
-        super().__init__(**options)
-
-    def render_str(self, text: str, **options: Any) -> Text:
-        options.update(markup=False, emoji=False)
-        return super().render_str(escaped(text), **options)
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError
 
 
 def _debug(ctx: click.Context) -> bool:
@@ -134,6 +111,8 @@ class MjledgerGroup(click.Group):
             if _debug(ctx):
                 traceback.print_exc()
             else:
+                from mjledger.store.location import redact
+
                 problem = one_line(redact(f"{type(exc).__name__}: {exc}"), 120)
                 click.echo(
                     f"mjledger: internal error ({problem}); this is a bug, please report it "

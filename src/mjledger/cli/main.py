@@ -6,63 +6,29 @@ Exit statuses are decided in :mod:`mjledger.cli.exits` (documented in docs/cli.m
 from __future__ import annotations
 
 import json
-import shutil
-import signal
 import sys
-import tempfile
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import IO, Any, BinaryIO, TypeVar
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import click
-from rich import box
-from rich.progress import Progress
 
-from mjledger import __version__
 from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
 from mjledger.cli.disputes import add_commands
 from mjledger.cli.evaluate import evaluate
 from mjledger.cli.exits import MjledgerGroup, json_option, refuse
-from mjledger.cli.exits import TerminalConsole as Console
-from mjledger.cli.render import (
-    Table,
-    balances_text,
-    first_bust,
-    history_table,
-    id_column,
-    inert,
-    money,
-    render_corrections,
-    render_hand,
-    render_replay,
-    scores_tables,
-    streak_text,
-)
 from mjledger.cli.simulate import add_demo, simulate
-from mjledger.cli.store import (
-    MatchSummary,
-    match_summaries,
-    note,
-    open_existing_for_writing,
-    open_ledger,
-    read_views,
-    resolve_match,
-)
-from mjledger.errors import MjledgerError, StoreError
-from mjledger.fold.replay import hand_to_json, replay_events
-from mjledger.fold.stream import replay_json_parts
-from mjledger.log.events import Event
-from mjledger.log.reader import iter_log_file
-from mjledger.store.application import Ledger
-from mjledger.store.corrections import export_with_corrections
-from mjledger.store.corrections import notes as correction_notes
-from mjledger.store.files import DB_ERRORS
-from mjledger.store.importer import check_log_stream
-from mjledger.store.location import store_location
+from mjledger.cli.spool import seekable, temporary_problem, temporary_space
+from mjledger.errors import MjledgerError
+
+# What a command needs is imported when it runs, not here: ``mjledger --help`` and
+# ``replay`` never load the store (eventsourcing, cattrs), rich or the folds they do not use.
+if TYPE_CHECKING:
+    from mjledger.log.events import Event
+    from mjledger.store.application import Ledger
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,53 +46,28 @@ def refusals(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def temporary_problem(exc: OSError) -> MjledgerError:
-    """A temporary file that cannot be made or written (a full or missing temporary
-    directory): one line naming the directory, not an internal error."""
-    return MjledgerError(
-        f"cannot write a temporary file in {tempfile.gettempdir()}: {exc.strerror or exc} "
-        "(free some space there, or set $TMPDIR)",
-        code="bad_parameter",
-    )
-
-
-@contextmanager
-def temporary_space() -> Iterator[None]:
-    """:func:`temporary_problem` for every error of the block (only temporary files in it)."""
-    try:
-        yield
-    except OSError as exc:
-        raise temporary_problem(exc) from None
-
-
-@contextmanager
-def seekable(stream: BinaryIO) -> Iterator[BinaryIO]:
-    """The input as a file that can be read twice: a regular file as it is; standard input or
-    a pipe copied to a temporary file first, a block at a time (never held in memory)."""
-    with stream:
-        try:
-            stream.seek(0)
-        except (OSError, ValueError):
-            with temporary_space():
-                spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
-                try:
-                    shutil.copyfileobj(stream, spool, 1 << 20)
-                    spool.seek(0)
-                except BaseException:
-                    spool.close()
-                    raise
-            with spool:
-                yield spool
-            return
-        yield stream
-
-
 def print_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+def show_version(ctx: click.Context) -> None:
+    """``mjledger --version``, as click words it; the version is looked up only when asked
+    (reading the installed metadata is most of what a bare start-up would cost)."""
+    import mjledger
+
+    click.echo(f"mjledger, version {mjledger.__version__}")
+    ctx.exit()
+
+
 @click.group(cls=MjledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="mjledger")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: show_version(ctx) if value else None,
+    help="Show the version and exit.",
+)
 @click.option(
     "--debug",
     is_flag=True,
@@ -149,19 +90,27 @@ def main(ctx: click.Context, debug: bool, verify: bool) -> None:
 @refusals
 def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
+    from mjledger.log.reader import iter_log_file
+
     with log, gc_paused():
         with phases() as step:
             step("replaying", None, None)  # the log is read as it is folded
             events = counted(iter_log_file(log), lambda line: step("replaying", line, None))
             if as_json:
+                from mjledger.fold.stream import replay_json_parts
+
                 spool = spooled(replay_json_parts(events))
             else:
+                from mjledger.fold.replay import replay_events
+
                 result = replay_events(events)
         if as_json:
             with spool:
                 copy_out(spool)
         else:
-            render_replay(result, Console())
+            from mjledger.cli.render import TerminalConsole, render_replay
+
+            render_replay(result, TerminalConsole())
 
 
 def counted(
@@ -178,6 +127,8 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
     """``parts`` written to a temporary file, to be copied to standard output only once all
     of them were made: a refused log (an error raised part way) prints nothing, yet the
     output is never held in memory whole."""
+    import tempfile
+
     with temporary_space():
         spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
     try:
@@ -208,6 +159,8 @@ def write_blocks(data: bytes, block: int = 1 << 16) -> None:
 
 
 def copy_out(spool: IO[bytes]) -> None:
+    import shutil
+
     sys.stdout.flush()
     out = sys.stdout.buffer
     shutil.copyfileobj(spool, out)
@@ -242,7 +195,11 @@ def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
     if not sys.stderr.isatty():
         yield lambda _label, _done, _total: None
         return
-    with Progress(console=Console(stderr=True), transient=True) as bar:
+    from rich.progress import Progress
+
+    from mjledger.cli.render import TerminalConsole
+
+    with Progress(console=TerminalConsole(stderr=True), transient=True) as bar:
         task = bar.add_task("", total=None)
 
         def step(label: str, done: int | None, total: int | None) -> None:
@@ -270,6 +227,10 @@ def record_command(
     log: BinaryIO, store: str | None, signing_key: Path | None, as_json: bool
 ) -> None:
     """Validate LOG whole, then record it into the store, one transaction per hand."""
+    from mjledger.cli.store import note, open_ledger, read_views
+    from mjledger.store.files import DB_ERRORS
+    from mjledger.store.importer import check_log_stream
+
     with seekable(log) as source, phases() as step, gc_paused():
         step("validating", None, None)
         checked = check_log_stream(source)  # nothing opened before this
@@ -320,6 +281,8 @@ def record_command(
 
 def say_empty(store: str | None) -> None:
     """What a view of a store with no match in it prints (a new store, a mistyped name)."""
+    from mjledger.store.location import store_location
+
     click.echo(escaped(f"no matches in {store_location(store)}"))
 
 
@@ -329,6 +292,13 @@ def say_empty(store: str | None) -> None:
 @refusals
 def matches_command(store: str | None, as_json: bool) -> None:
     """The matches in the store: id, rule set, players, hands, state and last recorded."""
+    from rich import box
+
+    from mjledger.cli.render import Table, TerminalConsole, id_column, inert
+    from mjledger.cli.store import MatchSummary, match_summaries, note, open_ledger
+    from mjledger.errors import StoreError
+    from mjledger.store.location import store_location
+
     with open_ledger(store) as ledger:
         listed = list(match_summaries(ledger))
     found = [m for m in listed if isinstance(m, MatchSummary)]
@@ -347,7 +317,7 @@ def matches_command(store: str | None, as_json: bool) -> None:
         show_edge=False,
         padding=0,  # the box divides columns by one space: 80 columns hold a 31-character id
     )
-    console = Console()
+    console = TerminalConsole()
     id_column(table, "match", (m.match for m in found), width=console.width)
     # Words stand whole; the players' list and the time give way, wrapped between words.
     longest_player = max(len(escaped(p)) for m in found for p in m.players)
@@ -376,6 +346,17 @@ def matches_command(store: str | None, as_json: bool) -> None:
 @refusals
 def scores_command(store: str | None, as_json: bool) -> None:
     """Running scores: per match, and per player across matches (one rule set at a time)."""
+    from mjledger.cli.render import (
+        Table,
+        TerminalConsole,
+        balances_text,
+        id_column,
+        inert,
+        money,
+        scores_tables,
+    )
+    from mjledger.cli.store import open_ledger, read_views
+
     with open_ledger(store) as ledger:
         by_match, by_player, players, stakes = read_views(
             ledger,
@@ -402,7 +383,7 @@ def scores_command(store: str | None, as_json: bool) -> None:
     if not by_match:
         say_empty(store)
         return
-    console = Console()
+    console = TerminalConsole()
     for ruleset, rows in by_player.items():
         table = Table(title=f"Running scores — {ruleset}", title_justify="left")
         table.add_column("player")
@@ -428,6 +409,9 @@ def scores_command(store: str | None, as_json: bool) -> None:
 @refusals
 def streaks_command(store: str | None, as_json: bool) -> None:
     """Dealer streaks: each match's current dealer and streak, and each player's longest."""
+    from mjledger.cli.render import Table, TerminalConsole, id_column, inert, streak_text
+    from mjledger.cli.store import open_ledger, read_views
+
     with open_ledger(store) as ledger:
         current, longest = read_views(ledger, lambda v: (v.current_dealers(), v.longest_streaks()))
     if as_json:
@@ -451,7 +435,7 @@ def streaks_command(store: str | None, as_json: bool) -> None:
     if not current:
         say_empty(store)
         return
-    console = Console()
+    console = TerminalConsole()
     table = Table(title="Current dealers", title_justify="left")
     id_column(table, "match", (c.match for c in current), width=console.width)
     for column in ("hand", "dealer", "dealing", "next dealer"):
@@ -480,6 +464,10 @@ def streaks_command(store: str | None, as_json: bool) -> None:
 @refusals
 def history_command(match: str, store: str | None, as_json: bool) -> None:
     """Match history: each hand's number, dealer, outcome and net (MATCH: an id or its start)."""
+    from mjledger.cli.render import TerminalConsole, first_bust, history_table
+    from mjledger.cli.store import open_ledger, read_views, resolve_match
+    from mjledger.store.corrections import notes as correction_notes
+
     with open_ledger(store) as ledger:
         match = resolve_match(ledger, match)
         players = ledger.match(match).started.players
@@ -496,7 +484,7 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
             ]
         )
         return
-    console = Console()
+    console = TerminalConsole()
     console.print(history_table(match, players, entries, corrected))
     for player, number in first_bust(entries).items():
         console.print(f"bust: {player} (hand {number})", markup=False)
@@ -510,6 +498,11 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
 @refusals
 def hand_command(match: str, number: int, store: str | None, as_json: bool) -> None:
     """One stored hand, exactly as replaying the match's export reports it."""
+    from mjledger.cli.render import TerminalConsole, render_corrections, render_hand
+    from mjledger.cli.store import open_ledger, resolve_match
+    from mjledger.fold.replay import hand_to_json
+    from mjledger.store.corrections import notes as correction_notes
+
     with open_ledger(store) as ledger:
         match = resolve_match(ledger, match)
         state = ledger.settlement(match, number)
@@ -520,7 +513,7 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
             {**hand_to_json(state), "corrections": corrected} if corrected else hand_to_json(state)
         )
     else:
-        console = Console()
+        console = TerminalConsole()
         render_hand(state, players, console)
         render_corrections(corrected, players, console)
 
@@ -536,6 +529,9 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
 @refusals
 def export_command(match: str, store: str | None, with_corrections: bool) -> None:
     """Print the match as a canonical log (one event per line) that replays to the same result."""
+    from mjledger.cli.store import open_ledger, resolve_match
+    from mjledger.store.corrections import export_with_corrections
+
     with open_ledger(store) as ledger:
         match = resolve_match(ledger, match)
         text = export_with_corrections(ledger, match) if with_corrections else ledger.export(match)
@@ -567,6 +563,8 @@ def project_command(
     store: str | None, rebuild: bool, as_json: bool, follow: bool, interval: float
 ) -> None:
     """Bring the read models up to date with the store (or rebuild them from scratch)."""
+    from mjledger.cli.store import open_ledger, read_views
+
     with open_ledger(store, create=True) as ledger:  # on PostgreSQL: the tables too
         with phases() as step:
             label = "rebuilding read models" if rebuild else "updating read models"
@@ -600,6 +598,9 @@ def project_command(
 def follow_store(ledger: Ledger, interval: float) -> None:
     """``project --follow``: one process keeps the views current, so readers only wait
     (``views.wait_for``) instead of each catching up; stops cleanly on SIGTERM or SIGINT."""
+    import signal
+    import threading
+
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
@@ -609,6 +610,20 @@ def follow_store(ledger: Ledger, interval: float) -> None:
         click.echo(f"applied {plural(applied, 'event')}, at {ledger.views.position}")
         sys.stdout.flush()
     click.echo("stopped")
+
+
+def open_ledger(store: str | None, **options: Any) -> Any:
+    """:func:`mjledger.cli.store.open_ledger`, imported when a command opens a store."""
+    from mjledger.cli.store import open_ledger as opened
+
+    return opened(store, **options)
+
+
+def open_existing_for_writing(store: str | None, **options: Any) -> Any:
+    """:func:`mjledger.cli.store.open_existing_for_writing`, imported when it is used."""
+    from mjledger.cli.store import open_existing_for_writing as opened
+
+    return opened(store, **options)
 
 
 main.add_command(evaluate)

@@ -18,9 +18,6 @@ from typing import Any, TypeVar
 import click
 
 from mjledger.errors import MjledgerError
-from mjledger.store.files import SQLITE_HEADER
-from mjledger.store.location import SqliteStore, store_location
-from mjledger.store.views import views_path
 
 F = TypeVar("F", bound=Callable[..., Any])
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -32,6 +29,9 @@ force_option = click.option(
 
 def store_files(store: str | None) -> tuple[Path, ...]:
     """The files of the store a command uses: the SQLite file and its read models."""
+    from mjledger.store.location import SqliteStore, store_location
+    from mjledger.store.views import views_path
+
     location = store_location(store)
     if not isinstance(location, SqliteStore):
         return ()
@@ -39,6 +39,8 @@ def store_files(store: str | None) -> tuple[Path, ...]:
 
 
 def _is_sqlite(path: Path) -> bool:
+    from mjledger.store.files import SQLITE_HEADER
+
     try:
         with path.open("rb") as f:
             return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import table as rich_table
 from rich.cells import cell_len
@@ -20,8 +20,56 @@ from rich.segment import Segment
 from rich.text import Text
 
 from mjledger._text import escaped
-from mjledger.fold.hand import HandState
-from mjledger.fold.replay import Replay
+from mjledger.cli.plain import plain_print, plain_table, title_text
+
+if TYPE_CHECKING:
+    from mjledger.fold.hand import HandState
+    from mjledger.fold.replay import Replay
+
+
+class TerminalConsole(Console):
+    """rich's console as the command uses it: every string printed as literal text (no markup,
+    no emoji codes, no automatic highlighting: digits inside a match id are not numbers), its
+    control characters escaped as :func:`mjledger._text.escaped` writes them — a table's
+    title and cells too —, and a broken pipe left to :class:`MjledgerGroup` (rich would
+    exit 1). Styled text is built as :class:`rich.text.Text` (``render.inert``)."""
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("highlight", False)
+        options.setdefault("markup", False)
+        options.setdefault("emoji", False)
+        super().__init__(**options)
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        options.update(markup=False, emoji=False)
+        return super().render_str(escaped(text), **options)
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """rich's ``print``; where what it would write is plain text (no colour, nothing to
+        wrap: cli/plain.py), that text written directly, as rich would have written it."""
+        if self._plain_options is None and self._writes_plain():
+            self._plain_options = self.options  # a pipe or a file: its size does not change
+        if self._plain_options is not None and self._buffer_index == 0:
+            text = plain_print(objects, options, self, self._plain_options)
+            if text is not None:
+                self.file.write(text)
+                return
+        super().print(*objects, **options)
+
+    _plain_options: ConsoleOptions | None = None
+
+    def _writes_plain(self) -> bool:
+        return (
+            not self.is_terminal
+            and self.color_system is None
+            and not self.record
+            and not self.quiet
+        )
+
 
 REASON_TEXT = {
     "won_on_discard": "win on discard",
@@ -44,14 +92,17 @@ class Table(rich_table.Table):
     or a list of players in the middle at 80 columns."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        plain = plain_table(self, console, options)
+        if plain is not None:  # the same characters, without rich's layout (cli/plain.py)
+            yield Segment(plain)
+            return
         title = self.title
         if title is None:
             yield from super().__rich_console__(console, options)
             return
         self.title = None
         try:
-            plain = title.plain if isinstance(title, Text) else str(title)
-            yield Segment(escaped(plain), console.get_style(self.title_style or "table.title"))
+            yield Segment(title_text(title), console.get_style(self.title_style or "table.title"))
             yield Segment.line()
             yield from super().__rich_console__(console, options)
         finally:

@@ -7,16 +7,16 @@ command), so the start-up of every other command stays as it was.
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from mjledger.cli.main import key_option, print_json, refusals, store_option
-from mjledger.cli.store import open_ledger
+from mjledger.cli.main import key_option, open_ledger, print_json, refusals, store_option
 from mjledger.errors import MjledgerError
+
+if TYPE_CHECKING:
+    import socket
 
 
 def _public_url(url: str | None, host: str, port: int) -> str:
@@ -25,6 +25,8 @@ def _public_url(url: str | None, host: str, port: int) -> str:
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}"
     try:
+        from urllib.parse import urlsplit
+
         parts = urlsplit(url)
         parts.port  # noqa: B018 - a bad port raises here
     except ValueError:
@@ -47,6 +49,8 @@ def _public_url(url: str | None, host: str, port: int) -> str:
 
 
 def _bind(host: str, port: int) -> socket.socket:
+    import socket
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

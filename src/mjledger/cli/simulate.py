@@ -13,24 +13,21 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.text import Text
 
 from mjledger._text import plural
-from mjledger.cli.exits import TerminalConsole as Console
 from mjledger.cli.outputs import check_output, force_option, write_output
-from mjledger.cli.render import Table, inert
 from mjledger.errors import MjledgerError
-from mjledger.fold.replay import replay
-from mjledger.rules.registry import DEFAULT_RULESET
-from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, playable_rulesets
-from mjledger.sim.run import match_id
-from mjledger.sim.run import simulate as simulate_matches
-from mjledger.sim.stats import summarize
-from mjledger.store.application import Ledger
-from mjledger.store.location import store_location
+from mjledger.rules.names import DEFAULT_RULESET
+
+# The simulator, rich and the store are imported when a command runs (not on every start-up).
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mjledger.sim.engine import SimulatedMatch
+    from mjledger.store.application import Ledger
 
 __all__ = ["add_demo", "simulate"]
 
@@ -44,6 +41,8 @@ def _refuse(ctx: click.Context, error: MjledgerError) -> None:
 
 def _players(value: str | None) -> tuple[str, ...]:
     if value is None:
+        from mjledger.sim.engine import DEFAULT_PLAYERS
+
         return DEFAULT_PLAYERS
     players = tuple(p.strip() for p in value.split(","))
     if len(players) != 4 or len(set(players)) != 4 or not all(players):
@@ -110,6 +109,8 @@ def simulate(
     stats: bool,
 ) -> None:
     """Simulate legal tile-level play and write match logs (every win with its tiles)."""
+    from mjledger.sim.run import simulate as simulate_matches
+
     if matches > 1 and output is None:
         raise click.UsageError("--matches writes one log per match: give a directory with -o")
     table = _players(players)
@@ -145,12 +146,17 @@ def simulate(
             ),
         )
     if stats:
-        print_summary(summarize(played), Console(stderr=True))
+        from mjledger.cli.render import TerminalConsole
+        from mjledger.sim.stats import summarize
+
+        print_summary(summarize(played), TerminalConsole(stderr=True))
 
 
 def _targets(output: Path | None, ruleset: str, seed: int, matches: int) -> list[Path | None]:
     """The files ``simulate`` writes: ``-o`` itself, or one log per match inside it (None:
     standard output)."""
+    from mjledger.sim.run import match_id
+
     if output is None or matches == 1:
         return [output]
     return [
@@ -161,6 +167,8 @@ def _targets(output: Path | None, ruleset: str, seed: int, matches: int) -> list
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
     """The summary as small tables: what a person checks to see that the play looks real."""
+    from mjledger.cli.render import Table
+
     console.print(
         f"{plural(summary['logs'], 'log')}, {plural(summary['hands'], 'hand')}, "
         f"{plural(summary['events'], 'event')}; {plural(summary['wins'], 'win')}, "
@@ -214,7 +222,14 @@ def add_demo(
 
         Match ids come from the seed, so running the demo again records nothing twice.
         """
-        console = Console()
+        from rich.text import Text
+
+        from mjledger.cli.render import TerminalConsole, inert
+        from mjledger.sim.engine import playable_rulesets
+        from mjledger.sim.run import simulate as simulate_matches
+        from mjledger.store.location import store_location
+
+        console = TerminalConsole()
         path = store_location(store)  # passed on as is: str() of a URL hides its password
         shown: tuple[str, int] | None = None
         with open_ledger(store, must_exist=False) as ledger:
@@ -270,6 +285,8 @@ def _run(ctx: click.Context, root: click.Group, name: str, **params: Any) -> Non
 
 def _busiest_hand(match: SimulatedMatch) -> int:
     """The hand with the most payments: the one worth reading step by step."""
+    from mjledger.fold.replay import replay
+
     hands = replay(match.text()).hands
     best = max(hands, key=lambda h: (len({t.reason for t in h.transfers}), len(h.transfers)))
     return best.number

@@ -32,6 +32,8 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, get_minus_sign_symbol, get_plus_sign_symbol
 
 from mjledger._text import escaped
+from mjledger.explain.languages import DEFAULT_LANGUAGE as DEFAULT_LANGUAGE
+from mjledger.explain.languages import LANGUAGES as LANGUAGES
 from mjledger.explain.steps import (
     N_,
     Amounts,
@@ -43,8 +45,6 @@ from mjledger.explain.steps import (
     Term,
 )
 
-LANGUAGES: Final = ("it", "pt", "es", "fr", "en", "zh")
-DEFAULT_LANGUAGE: Final = "en"
 DOMAIN: Final = "mjledger"
 LOCALE_DIR: Final = Path(__file__).resolve().parents[1] / "locale"
 # Babel's locale for each catalog (Chinese is written in simplified characters).

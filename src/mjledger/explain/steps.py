@@ -566,6 +566,41 @@ def explain_events(events: Iterable[tuple[int | None, Event]]) -> tuple[HandExpl
     )
 
 
+def explain_numbered_hand(
+    events: Iterable[tuple[int | None, Event]], number: int
+) -> HandExplanation:
+    """Hand ``number`` of a log, explained as :func:`explain_events` explains it, keeping only
+    that hand's events: the hands before it are folded and let go, and the log is read no
+    further than the next hand's start. The caller has checked the whole log (all or
+    nothing) before: this reads a log known to be good."""
+    replayer = Replayer()
+    start: tuple[int | None, HandState] | None = None
+    numbered: list[tuple[int | None, HandEvent]] = []
+    seen: list[int] = []
+    settled: HandState | None = None
+    for line, event in events:
+        replayer.feed(line, event)
+        if isinstance(event, HandStarted):
+            if start is not None:
+                settled = replayer.settled[-1]  # the next hand began: hand ``number`` ended
+                break
+            state = replayer.state
+            assert state is not None
+            assert state.hand is not None
+            seen.append(state.hand.number)
+            if state.hand.number == number:
+                start = (line, state.hand)
+        elif start is not None:
+            numbered.append((line, event))  # type: ignore[arg-type]
+    if start is None:
+        known = ", ".join(map(str, seen)) or "none"
+        raise MjledgerError(f"the log has no hand {number} (hands: {known})", code="no_hand")
+    result = replayer.result()
+    if settled is None:  # the log's last hand, as the end of the log settles it
+        settled = result.hands[-1]
+    return explain_hand(start[1], numbered, settled, start_line=start[0], match=result.match)
+
+
 def explain_log(text: str) -> tuple[HandExplanation, ...]:
     """Every hand of a log given as text (JSON Lines); a refused log raises its ``LogError``."""
     return explain_events(parse_log(text))

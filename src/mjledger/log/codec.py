@@ -21,13 +21,10 @@ import re
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from typing import Any, Final, Literal, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, get_args, get_origin
 
 import attrs
-import cattrs
 import msgspec
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from mjledger._text import escaped, shortened, shown
 from mjledger.errors import FormatError, LogError, UnknownRulesetError
@@ -43,7 +40,12 @@ from mjledger.log.events import (
     json_name,
 )
 from mjledger.rules.house import rules_from_json, rules_to_json
-from mjledger.rules.registry import find_ruleset, ruleset_names, rulesets
+from mjledger.rules.registry import find_ruleset, is_rules_class, ruleset_names
+
+# cattrs is imported with the converter, when a line first needs it (:func:`converter`): the
+# fast decoder (log/fast.py) reads a well-formed log without it.
+if TYPE_CHECKING:
+    import cattrs
 
 T = TypeVar("T")
 
@@ -95,7 +97,14 @@ def _is_str_dict(t: Any) -> bool:
 
 def check_ruleset_name(value: object) -> str:
     """``value`` if it names a registered rule set (a log line's ``ruleset``), else a
-    FormatError listing those that are."""
+    FormatError listing those that are (the plugins' entry points are read only for a name
+    that is not built in)."""
+    if type(value) is str:
+        try:
+            find_ruleset(value)
+            return value
+        except UnknownRulesetError:
+            pass
     names = ruleset_names()
     if type(value) is not str or value not in names:
         shown = ", ".join(json.dumps(n) for n in sorted(names))
@@ -135,7 +144,14 @@ def upcast(cls: type, state: dict[str, Any], version: int) -> None:
 
 
 def _is_rules_class(t: Any) -> bool:
-    return any(t is r.rules_class for r in rulesets())
+    # Only an attrs class of no event can be house rules: the types of the events' own
+    # fields are told apart without loading every rule set.
+    if not isinstance(t, type) or t in _RECORD_CLASSES or not attrs.has(t):
+        return False
+    return is_rules_class(t)
+
+
+_RECORD_CLASSES: Final = frozenset((*EVENT_CLASSES, MeldRecord, PlayerAtWallEnd))
 
 
 def make_converter() -> cattrs.Converter:
@@ -147,6 +163,8 @@ def make_converter() -> cattrs.Converter:
     line a backend would write; house rules are written out in full (every key present), since
     a default can change between versions but a recorded match's rules must not.
     """
+    import cattrs
+
     conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     configure_strict_json(conv)
     configure_house_rules(conv)
@@ -158,6 +176,8 @@ def make_converter() -> cattrs.Converter:
 
 def configure_strict_json(conv: cattrs.Converter) -> None:
     """JSON types exactly: no coercion of scalars, literals, arrays or objects."""
+    from cattrs.errors import ClassValidationError, IterableValidationError
+
     for kind in (int, str, bool):
         conv.register_structure_hook(kind, _strict_scalar(kind))
     conv.register_structure_hook_func(_is_literal, _strict_literal)
@@ -193,6 +213,8 @@ def configure_house_rules(conv: cattrs.Converter) -> None:
 
 def configure_nested_records(conv: cattrs.Converter) -> None:
     """Records inside events (melds, wall entries): objects only, defaults left out."""
+    from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn
+
     for cls in (MeldRecord, PlayerAtWallEnd):
         conv.register_structure_hook(cls, _object_only(make_dict_structure_fn(cls, conv)))
         conv.register_unstructure_hook(
@@ -208,6 +230,8 @@ def configure_event_classes(conv: cattrs.Converter, classes: Iterable[Any]) -> N
 
 def _register_event_class(conv: cattrs.Converter, cls: Any) -> None:
     """Hooks for one tagged event class: strict in, ``type`` first and defaults left out."""
+    from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
     renames: dict[str, Any] = {
         a.name: override(rename=json_name(a)) for a in attrs.fields(cls) if json_name(a) != a.name
     }
@@ -264,12 +288,15 @@ def _tagged(tag: str, unstructure: Callable[[Any], dict[str, Any]]) -> Callable[
     return hook
 
 
-CONVERTER: Final = make_converter()
+@cache
+def converter() -> cattrs.Converter:
+    """The log's converter (:func:`make_converter`), made when first needed."""
+    return make_converter()
 
 
 def structure(data: dict[str, Any], cls: type[T]) -> T:
     """Structure ``data`` (an event's fields, without ``type``) strictly into ``cls``."""
-    result: T = CONVERTER.structure(data, cls)
+    result: T = converter().structure(data, cls)
     return result
 
 
@@ -300,12 +327,24 @@ def event_from_json(obj: object) -> Event:
         return event
     except LogError as exc:
         raise FormatError(exc.problem, event_type=tag, code=exc.code) from None
-    except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
+    except Exception as exc:
+        if not isinstance(exc, _validation_errors()):
+            raise
         raise FormatError(_first_problem(exc), event_type=tag, code=_first_code(exc)) from None
+
+
+@cache
+def _validation_errors() -> tuple[type[Exception], ...]:
+    """cattrs' exceptions for a value that does not fit (imported with the converter)."""
+    from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
+    return (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError)
 
 
 def _first_problem(exc: BaseException, path: str = "") -> str:
     """Flatten cattrs' exception group into one sentence naming the field at fault."""
+    from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
     if isinstance(exc, ForbiddenExtraKeysError):
         names = sorted(exc.extra_fields)
         extra = ", ".join(shortened(escaped(name)) for name in names[:3])
@@ -324,6 +363,8 @@ def _first_problem(exc: BaseException, path: str = "") -> str:
 
 def _first_code(exc: BaseException) -> str:
     """The code of the problem :func:`_first_problem` names (``bad_format`` for cattrs' own)."""
+    from cattrs.errors import ClassValidationError, IterableValidationError
+
     while isinstance(exc, (ClassValidationError, IterableValidationError)) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc.code if isinstance(exc, LogError) else "bad_format"
@@ -353,7 +394,7 @@ def _extend(path: str, exc: BaseException) -> str:
 
 def event_to_json(event: Event) -> dict[str, Any]:
     """The event as its log line's JSON object (``type`` first, defaults left out)."""
-    return typing.cast(dict[str, Any], CONVERTER.unstructure(event))
+    return typing.cast(dict[str, Any], converter().unstructure(event))
 
 
 def dumps_event(event: Event) -> str:

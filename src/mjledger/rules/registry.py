@@ -12,17 +12,14 @@ import importlib
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import entry_points
 from typing import Any, Final, TypeVar
 
 from mjledger.errors import UnknownRulesetError
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.legacy import DEPRECATION, LegacyRuleset
+from mjledger.rules.names import DEFAULT_RULESET as DEFAULT_RULESET
+from mjledger.rules.names import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from mjledger.rules.protocol import HouseRules, Ruleset
-
-ENTRY_POINT_GROUP: Final = "mjledger.rulesets"
-# The rule set ``mjledger evaluate`` assumes when not told (its documented default).
-DEFAULT_RULESET: Final = "sichuan"
 
 R = TypeVar("R", BaseRuleset, Ruleset)
 
@@ -30,7 +27,8 @@ _BUILT_IN: Final = "mjledger.rules.builtin:BUILT_IN"
 
 _registry: dict[str, BaseRuleset] = {}
 _by_rules_class: dict[type, BaseRuleset] = {}
-_loaded = False
+_loaded = False  # built-in rule sets and plugins' entry points
+_built_in_loaded = False  # the built-in ones (asked for by name, they need no entry point)
 # Bound rule sets, by their house-rules object (kept alive here, so its id is not reused).
 _tables: dict[int, BaseRuleset] = {}
 _TABLES_KEPT: Final = 64
@@ -41,13 +39,33 @@ def _load(reference: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
+def entry_points(group: str) -> Any:
+    """The installed packages' entry points of ``group`` (importlib.metadata is imported
+    only when a plugin is looked for: reading it costs a start-up more than the rest)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
+
+
+def _ensure_built_in() -> None:
+    global _built_in_loaded
+    if _built_in_loaded:
+        return
+    _built_in_loaded = True
+    for ruleset in _load(_BUILT_IN):
+        _add(ruleset)
+
+
 def _ensure_loaded() -> None:
+    """Every rule set: the built-in ones, then the plugins' (reading the installed packages'
+    entry points, which only a name that is not built in, or a listing, needs)."""
     global _loaded
     if _loaded:
         return
     _loaded = True
     for ruleset in _load(_BUILT_IN):
-        _add(ruleset)
+        if _registry.get(ruleset.name) is not ruleset:
+            _add(ruleset)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         if entry.name not in _registry:
             _add(entry.load(), entry.name)
@@ -74,6 +92,10 @@ def _add(ruleset: BaseRuleset | Ruleset, name: str | None = None) -> None:
 
 def find_ruleset(name: str) -> BaseRuleset:
     """The rule set a log calls ``name``, or :class:`UnknownRulesetError`."""
+    ruleset = _registry.get(name)
+    if ruleset is not None:
+        return ruleset
+    _ensure_built_in()
     ruleset = _registry.get(name)
     if ruleset is not None:
         return ruleset
@@ -112,9 +134,22 @@ def rulesets() -> tuple[BaseRuleset, ...]:
     return tuple(_registry.values())
 
 
+def is_rules_class(cls: type) -> bool:
+    """Whether ``cls`` is a known rule set's house-rules class (a built-in one is found
+    without reading the plugins' entry points)."""
+    _ensure_built_in()
+    if cls in _by_rules_class:
+        return True
+    _ensure_loaded()
+    return cls in _by_rules_class
+
+
 def ruleset_of(rules: object) -> BaseRuleset:
     """The rule set whose house-rules class ``rules`` is an instance of."""
     ruleset = _by_rules_class.get(type(rules))
+    if ruleset is None:
+        _ensure_built_in()
+        ruleset = _by_rules_class.get(type(rules))
     if ruleset is None:
         _ensure_loaded()
         ruleset = _by_rules_class.get(type(rules))

@@ -50,8 +50,9 @@ from mjledger.log.events import (
     WonOnDiscard,
 )
 from mjledger.rules.base import BaseRuleset, SimulatedPlay
+from mjledger.rules.names import DEFAULT_RULESET
 from mjledger.rules.protocol import HouseRules, WinContext
-from mjledger.rules.registry import DEFAULT_RULESET, find_ruleset, rulesets
+from mjledger.rules.registry import find_ruleset, rulesets
 from mjledger.rules.state import HandState
 from mjledger.sim import policy
 from mjledger.sim.policy import SimMeld, suit_mask

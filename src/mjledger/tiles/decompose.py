@@ -149,8 +149,33 @@ def _build(ranks: int, chows: bool) -> _SuitTable:
 
 @cache
 def _tables() -> tuple[_SuitTable, _SuitTable]:
-    """The suited and honour tables, built on first use (about a tenth of a second)."""
-    return _build(9, chows=True), _build(7, chows=False)
+    """The suited and honour tables: read back where they were built before (prebuilt.py),
+    else built on first use (about a second, with the wait information) and kept."""
+    return _stored()[0]
+
+
+def _built() -> tuple[tuple[_SuitTable, _SuitTable], _WaitInfo]:
+    """The builder: both tables and the wait information made from them."""
+    tables = _build(9, chows=True), _build(7, chows=False)
+    return tables, _fold_wait_info(tables)
+
+
+@cache
+def _stored() -> tuple[tuple[_SuitTable, _SuitTable], _WaitInfo]:
+    from mjledger.tiles import prebuilt
+
+    found = prebuilt.load()
+    if found is not None:
+        (suited, honours), info = found
+        return (_SuitTable(*suited), _SuitTable(*honours)), info
+    tables, info = _built()
+    prebuilt.save(plain_tables(tables, info))
+    return tables, info
+
+
+def plain_tables(tables: tuple[_SuitTable, _SuitTable], info: _WaitInfo) -> object:
+    """The tables as plain values (tuples, dicts, ints), as prebuilt.py keeps them."""
+    return tuple(attrs.astuple(t, recurse=False) for t in tables), info
 
 
 # What the wait search needs of one suit's key, in one lookup: its code (below); whether it
@@ -188,19 +213,27 @@ def _plan(code: int) -> tuple[int, int, int]:
 _Plans = tuple[tuple[int, int, int], ...]
 
 
-@cache
-def _wait_info() -> tuple[
+_WaitInfo = tuple[
     dict[_Key, _SuitInfo],
     dict[_Key, _SuitInfo],
     dict[_Key, _SuitInfo],
     dict[_Key, _SuitInfo],
     _Plans,
-]:
+]
+
+
+@cache
+def _wait_info() -> _WaitInfo:
+    """:func:`_fold_wait_info` of the tables, as :func:`_tables` keeps them."""
+    return _stored()[1]
+
+
+def _fold_wait_info(tables: tuple[_SuitTable, _SuitTable]) -> _WaitInfo:
     """Per suit position (m, p, s, z): every key the tables know, folded into one value, so the
     hot path makes one dictionary lookup per suit instead of up to four; and the plan of every
     combination of the four suits' codes, indexed by ``m | p << 4 | s << 8 | z << 12``."""
     infos = []
-    for table in _tables():
+    for table in tables:
         keys = set(table.sets) | set(table.pair) | set(table.wait_sets) | set(table.wait_pair)
         infos.append(
             {

@@ -1,0 +1,370 @@
+"""The paths users take (issue 25), measured from outside: whole processes, as a shell runs them.
+
+Each figure is the CPU time (user + system, from ``wait4``) and wall time of a whole process,
+the median of interleaved rounds (every command once a round, so a burst of load on the shared
+machine falls on all of them alike), with the process's peak resident memory. The baseline for
+"× json decoding" is a separate process that reads the same file and ``json.loads`` each line,
+keeping nothing — the cheapest honest reading of the lines; msgspec decoding each line the same
+way is printed beside it as the physical limit. A ratio "× json decoding" is the baseline's CPU
+over ours (1.0: as fast as decoding the JSON alone; higher is faster).
+
+Goals (issue 25):
+
+* start-up: ``mjledger --help`` ≤ 0.10 s CPU; ``replay --json`` of a one-hand log ≤ 0.20 s;
+* text output within 3× of ``--json`` (``replay LOG`` of a long log);
+* ``replay --json`` of tile logs (Sichuan, blood flow, Hong Kong) ≥ 0.3× json decoding, of the
+  facts log ≥ 0.6×; the library's ``replay()`` ≥ 0.4×;
+* ``explain --hand N`` ≤ ``replay --json`` of the log + 3× explaining hand N alone, peak RSS
+  < 100 MB;
+* public ``waits(tiles)`` ≥ 20× the ``mahjong`` package (Agari per candidate tile), the counts
+  path ≥ 50× on hands generated here, independently of the tables' tests.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_users.py --quick      # small logs, a few minutes
+    .venv/bin/python benchmarks/bench_users.py              # the issue's sizes (30k facts hands)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_replay import sichuan_log  # noqa: E402
+from bench_waits import mahjong_agari, ours, random_hands, ready_hands  # noqa: E402
+from wait_hands import independent_hands  # noqa: E402
+
+PYTHON = sys.executable
+MJLEDGER = [PYTHON, "-m", "mjledger"]
+JSON_LINES = (
+    "import json,sys\nfor line in open(sys.argv[1],'rb'):\n    line.strip() and json.loads(line)\n"
+)
+MSGSPEC_LINES = (
+    "import msgspec,sys\ndecode=msgspec.json.decode\n"
+    "for line in open(sys.argv[1],'rb'):\n    line.strip() and decode(line)\n"
+)
+LIBRARY = (
+    "import sys\nfrom mjledger import replay\nreplay(open(sys.argv[1], encoding='utf-8').read())\n"
+)
+
+Run = tuple[float, float, float]  # (CPU seconds, wall seconds, peak RSS in MB)
+
+
+# ``--before SRC``: every mjledger command is also run on another source tree (a worktree of
+# main), in the same rounds, so that before and after are measured side by side.
+BEFORE: dict[str, str] = {}
+
+
+def run_once(command: Sequence[str], env: dict[str, str] | None = None) -> Run:
+    """One process's CPU (user + system), wall time and peak RSS; its output discarded."""
+    start = time.perf_counter()
+    with open(os.devnull, "wb") as devnull:
+        process = subprocess.Popen(command, stdout=devnull, stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        error = process.stderr.read() if process.stderr else b""
+        if process.stderr:
+            process.stderr.close()
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {error.decode(errors='replace')}")
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
+
+
+def interleaved(commands: dict[str, Sequence[str]], rounds: int) -> dict[str, Run]:
+    """The median CPU and wall of each command over ``rounds`` rounds (each command once a
+    round), with its highest peak RSS; with ``--before``, each mjledger command's twin on the
+    other tree too (``NAME before``)."""
+    envs: dict[str, dict[str, str] | None] = dict.fromkeys(commands)
+    commands = dict(commands)
+    if BEFORE:
+        for name, command in list(commands.items()):
+            if "mjledger" in " ".join(command):
+                commands[f"{name} before"] = command
+                envs[f"{name} before"] = {**os.environ, **BEFORE}
+    runs: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            runs[name].append(run_once(command, envs.get(name)))
+    return {
+        name: (
+            statistics.median(r[0] for r in found),
+            statistics.median(r[1] for r in found),
+            max(r[2] for r in found),
+        )
+        for name, found in runs.items()
+    }
+
+
+class Goals:
+    """The printed table: each goal, our figure, its baseline, whether it is met."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str]] = []
+
+    def add(self, goal: str, figure: str, baseline: str, met: bool, before: str = "") -> None:
+        self.rows.append((goal, before, figure, baseline, "met" if met else "NOT MET"))
+        was = f" (before: {before})" if before else ""
+        print(f"  {goal}: {figure}{was} (baseline {baseline}) — {self.rows[-1][4]}", flush=True)
+
+    def print(self) -> None:
+        header = ("goal", "before", "now", "baseline", "")
+        widths = [max(len(r[i]) for r in [header, *self.rows]) for i in range(5)]
+        print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
+        print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+        for row in self.rows:
+            print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+
+
+def simulated(directory: Path, name: str, hands: int, *options: str) -> Path:
+    """A simulated log with tiles (``mjledger simulate``), written once into ``directory``."""
+    path = directory / f"{name}.jsonl"
+    subprocess.run(
+        [*MJLEDGER, "simulate", "--hands", str(hands), "--seed", "1", "-o", str(path), *options],
+        check=True,
+    )
+    return path
+
+
+def decoding(path: Path) -> dict[str, list[str]]:
+    return {
+        "json.loads": [PYTHON, "-c", JSON_LINES, str(path)],
+        "msgspec": [PYTHON, "-c", MSGSPEC_LINES, str(path)],
+    }
+
+
+def times_json(ours: Run, base: Run) -> str:
+    return f"{base[0] / ours[0]:.2f}×"
+
+
+def startup(goals: Goals, directory: Path, rounds: int) -> None:
+    one = directory / "one-hand.jsonl"
+    one.write_text(sichuan_log(random.Random(1), 1), encoding="utf-8")
+    found = interleaved(
+        {
+            "python": [PYTHON, "-c", "pass"],
+            "click": [PYTHON, "-c", "import click"],
+            "help": [*MJLEDGER, "--help"],
+            "one": [*MJLEDGER, "replay", "--json", str(one)],
+        },
+        rounds,
+    )
+    base = f"bare interpreter {found['python'][0]:.3f} s, import click {found['click'][0]:.3f} s"
+    for name, goal, limit in (
+        ("help", "mjledger --help ≤ 0.10 s CPU", 0.10),
+        ("one", "replay --json of a one-hand log ≤ 0.20 s CPU", 0.20),
+    ):
+        goals.add(
+            goal,
+            f"{found[name][0]:.3f} s CPU, {found[name][2]:.0f} MB",
+            base,
+            found[name][0] <= limit,
+            _before(found, name, lambda run: f"{run[0]:.3f} s, {run[2]:.0f} MB"),
+        )
+
+
+def text_output(goals: Goals, facts: Path, rounds: int) -> None:
+    found = interleaved(
+        {
+            "text": [*MJLEDGER, "replay", str(facts)],
+            "json": [*MJLEDGER, "replay", "--json", str(facts)],
+        },
+        rounds,
+    )
+    ratio = found["text"][0] / found["json"][0]
+    before = ""
+    if BEFORE:
+        text, json_ = found["text before"][0], found["json before"][0]
+        before = f"{text / json_:.2f}× ({text:.2f} s)"
+    goals.add(
+        f"replay LOG (text) ≤ 3× --json ({facts.name})",
+        f"{ratio:.2f}× ({found['text'][0]:.2f} s CPU)",
+        f"--json {found['json'][0]:.2f} s",
+        ratio <= 3,
+        before,
+    )
+
+
+def replay_json(goals: Goals, path: Path, goal: float, rounds: int, library: bool) -> None:
+    commands = {"ours": [*MJLEDGER, "replay", "--json", str(path)], **decoding(path)}
+    if library:
+        commands["library"] = [PYTHON, "-c", LIBRARY, str(path)]
+    found = interleaved(commands, rounds)
+    base = (
+        f"json.loads {found['json.loads'][0]:.2f} s, msgspec {found['msgspec'][0]:.2f} s "
+        f"(ours at {times_json(found['ours'], found['msgspec'])} msgspec decoding)"
+    )
+    decoded = found["json.loads"][0]
+
+    def shown(run: Run) -> str:
+        return f"{decoded / run[0]:.2f}× ({run[0]:.2f} s CPU, {run[2]:.0f} MB)"
+
+    goals.add(
+        f"replay --json {path.name} ≥ {goal}× json decoding",
+        shown(found["ours"]),
+        base,
+        decoded / found["ours"][0] >= goal,
+        _before(found, "ours", shown),
+    )
+    if library:
+        goals.add(
+            f"library replay() {path.name} ≥ 0.4× json decoding",
+            shown(found["library"]),
+            base,
+            decoded / found["library"][0] >= 0.4,
+            _before(found, "library", shown),
+        )
+
+
+def explain(goals: Goals, path: Path, directory: Path, hand: int, rounds: int) -> None:
+    """``explain --hand N`` of a log against ``replay --json`` of it plus 3× the hand alone."""
+    alone = directory / f"hand-{hand}-alone.jsonl"
+    cut = [PYTHON, str(HERE / "bench_users.py"), "--cut", str(path), str(hand), str(alone)]
+    subprocess.run(cut, check=True)
+    found = interleaved(
+        {
+            "explain": [*MJLEDGER, "explain", str(path), "--hand", str(hand)],
+            "replay": [*MJLEDGER, "replay", "--json", str(path)],
+            "alone": [*MJLEDGER, "explain", str(alone)],
+        },
+        rounds,
+    )
+    budget = found["replay"][0] + 3 * found["alone"][0]
+    goals.add(
+        f"explain {path.name} --hand {hand} ≤ replay --json + 3× the hand alone, < 100 MB",
+        f"{found['explain'][0]:.2f} s CPU, {found['explain'][2]:.0f} MB",
+        f"{found['replay'][0]:.2f} s + 3 × {found['alone'][0]:.2f} s = {budget:.2f} s",
+        found["explain"][0] <= budget and found["explain"][2] < 100,
+        _before(found, "explain", lambda run: f"{run[0]:.2f} s, {run[2]:.0f} MB"),
+    )
+
+
+def _before(found: dict[str, Run], name: str, shown: Callable[[Run], str]) -> str:
+    return shown(found[f"{name} before"]) if f"{name} before" in found else ""
+
+
+def cut_hand(source: Path, number: int, target: Path) -> None:
+    """Hand 1 of a match log as a stand-alone hand log (the match's table on its
+    ``hand_started``), for ``explain`` of the hand alone."""
+    if number != 1:
+        raise SystemExit("only hand 1 is cut out (its context is the match's start)")
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line]
+    head, hand = lines[0], []
+    for line in lines[1:]:
+        if line["type"] == "hand_started" and hand:
+            break
+        hand.append(line)
+    context = {k: head[k] for k in ("ruleset", "players", "rules", "match") if k in head}
+    first = {**hand[0], **context, "number": 1}
+    text = "".join(json.dumps(line) + "\n" for line in [first, *hand[1:]])
+    target.write_text(text, encoding="utf-8")
+
+
+def public_waits(goals: Goals, count: int) -> None:
+    """``waits(tiles)`` on Tile tuples and the counts path against Agari per candidate."""
+    from mjledger.tiles import TILES
+    from mjledger.tiles.decompose import waits
+
+    hands = {
+        "random": random_hands(random.Random(1), count),
+        "ready": ready_hands(random.Random(2), count),
+        "independent": independent_hands(random.Random(3), count),
+    }
+    for name, counts in hands.items():
+        tiles = [tuple(TILES[i] for i in range(34) for _ in range(c[i])) for c in counts]
+        agari = _cpu(lambda counts=counts: [mahjong_agari(list(c)) for c in counts])
+        fast = _cpu(lambda counts=counts: [ours(c) for c in counts])
+        public = _cpu(lambda tiles=tiles: [waits(t) for t in tiles])
+        base = f"mahjong Agari {count / agari:,.0f} hands/s"
+        goals.add(
+            f"public waits(tiles), {name} hands ≥ 20× mahjong",
+            f"{agari / public:.1f}× ({count / public:,.0f} hands/s)",
+            base,
+            agari / public >= 20,
+        )
+        if name == "independent":
+            goals.add(
+                "counts path, independently generated hands ≥ 50× mahjong",
+                f"{agari / fast:.1f}× ({count / fast:,.0f} hands/s)",
+                base,
+                agari / fast >= 50,
+            )
+
+
+def _cpu(func: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        func()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def measure(args: argparse.Namespace) -> Goals:
+    goals = Goals()
+    quick = args.quick
+    facts_hands = 3_000 if quick else 30_000
+    tile_hands = 300 if quick else 3_000
+    with tempfile.TemporaryDirectory(prefix="mjledger-bench-") as temporary:
+        directory = Path(temporary)
+        print("start-up", flush=True)
+        startup(goals, directory, args.rounds * 3)
+        facts = directory / f"facts-{facts_hands}.jsonl"
+        facts.write_text(sichuan_log(random.Random(1), facts_hands), encoding="utf-8")
+        print("text output", flush=True)
+        text = directory / "facts-3000.jsonl"
+        if not text.exists():
+            text.write_text(sichuan_log(random.Random(1), 3_000), encoding="utf-8")
+        text_output(goals, text, args.rounds)
+        print("replay --json", flush=True)
+        replay_json(goals, facts, 0.6, args.rounds, library=True)
+        logs = (
+            simulated(directory, "sichuan-tiles", tile_hands),
+            simulated(directory, "blood-flow-tiles", tile_hands, "--rules", '{"blood_flow": true}'),
+            simulated(directory, "hongkong-tiles", tile_hands, "--ruleset", "hongkong"),
+        )
+        for log in logs:
+            replay_json(goals, log, 0.3, args.rounds, library=log is logs[0])
+        print("explain", flush=True)
+        explain(goals, logs[0], directory, 1, args.rounds)
+        print("waits", flush=True)
+        public_waits(goals, 2_000 if quick else 20_000)
+    return goals
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small logs (minutes, not hours)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
+    parser.add_argument(
+        "--before", metavar="SRC", help="also run each command on this source tree (main's)"
+    )
+    parser.add_argument("--cut", nargs=3, metavar=("LOG", "N", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.cut:
+        cut_hand(Path(args.cut[0]), int(args.cut[1]), Path(args.cut[2]))
+        return 0
+    if args.before:
+        BEFORE["PYTHONPATH"] = str(Path(args.before).resolve())
+    print(f"load average {os.getloadavg()[0]:.1f}; Python {sys.version.split()[0]}")
+    goals = measure(args)
+    print()
+    goals.print()
+    print(json.dumps({"load": os.getloadavg()[0]}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

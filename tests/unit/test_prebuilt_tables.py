@@ -1,0 +1,48 @@
+"""The wait tables read back (shipped, or from the user's cache) are the builder's, exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mjledger.tiles import decompose, prebuilt
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def built() -> object:
+    return decompose.plain_tables(*decompose._built())
+
+
+def test_the_tables_in_use_are_the_builders(built: object) -> None:
+    """Whatever this process read (the package's file, the cache, or a fresh build)."""
+    assert decompose.plain_tables(*decompose._stored()) == built
+
+
+def test_tables_written_and_read_back_equal_the_builders(built: object, tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "wait_tables.bin"
+    assert prebuilt.save(built, path)
+    assert prebuilt.loads(path.read_bytes()) == built
+
+
+def test_the_cache_directory_is_the_users(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert prebuilt.cache_file() == tmp_path / "mjledger" / "wait_tables.bin"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert prebuilt.cache_file() == Path.home() / ".cache" / "mjledger" / "wait_tables.bin"
+
+
+def test_a_file_from_another_builder_or_cut_short_is_ignored(built: object) -> None:
+    data = prebuilt.dumps(built)
+    assert prebuilt.loads(data.replace(prebuilt.digest(), b"0" * 64, 1)) is None
+    assert prebuilt.loads(data[: len(data) // 2]) is None
+    assert prebuilt.loads(b"") is None
+
+
+def test_where_nothing_can_be_written_the_tables_stay_in_memory(tmp_path: Path) -> None:
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a directory")
+    assert not prebuilt.save({"any": 1}, blocked / "mjledger" / "wait_tables.bin")
+    assert list(tmp_path.iterdir()) == [blocked]
