@@ -135,6 +135,22 @@ def add_commands(
     """Add ``explain`` to the ``mjledger`` group, with the shell's own store handling
     (``open_writer`` for the commands that write: ``correct`` and ``void``)."""
     writer = open_writer or open_ledger
+    _add_explain(group, refusals, store_option, open_ledger)
+    _add_report(group, refusals, store_option, open_ledger)
+    _add_correct(group, refusals, store_option, writer)
+    _add_void(group, refusals, store_option, writer)
+
+
+# One function per command, each given only the store handling it uses (the readers open the
+# ledger, ``correct`` and ``void`` the writer), so that no command's definition outgrows a page.
+_Decorator = Callable[[Any], Any]
+_Opener = Callable[[str | None], AbstractContextManager["Ledger"]]
+
+
+def _add_explain(
+    group: click.Group, refusals: _Decorator, store_option: _Decorator, open_ledger: _Opener
+) -> None:
+    """``explain``: a log's hand(s), or a stored hand (read-only)."""
 
     @group.command("explain")
     @click.argument("args", nargs=-1, required=True)
@@ -172,6 +188,12 @@ def add_commands(
             )
         hands, single = explain_file(target, hand)
         print_explanation(hands, lang, as_json, single)
+
+
+def _add_report(
+    group: click.Group, refusals: _Decorator, store_option: _Decorator, open_ledger: _Opener
+) -> None:
+    """``report``: a match's HTML page, from a log or the store (read-only)."""
 
     @group.command("report")
     @click.argument("target")
@@ -211,6 +233,12 @@ def add_commands(
                 data = report_from_store(ledger, resolve_match(ledger, target))
         write_output(html_file, render_report(data, lang), force=force, keep=keep)
         click.echo(escaped(f"report: {plural(len(data.hands), 'hand')} written to {html_file}"))
+
+
+def _add_correct(
+    group: click.Group, refusals: _Decorator, store_option: _Decorator, writer: _Opener
+) -> None:
+    """``correct``: a compensating record for a stored hand (writes, through ``writer``)."""
 
     @group.command("correct")
     @click.argument("match")
@@ -259,6 +287,12 @@ def add_commands(
             )
             ledger.views.catch_up()
         click.echo(_done(result))
+
+
+def _add_void(
+    group: click.Group, refusals: _Decorator, store_option: _Decorator, writer: _Opener
+) -> None:
+    """``void``: a stored hand's transfers stop counting (writes, through ``writer``)."""
 
     @group.command("void")
     @click.argument("match")
