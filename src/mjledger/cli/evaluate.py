@@ -20,6 +20,7 @@ from mjledger.rules.names import DEFAULT_RULESET
 # The rule sets, tiles and rich are imported when the command runs (not on every start-up).
 if TYPE_CHECKING:
     from mjledger.rules.base import BaseRuleset
+    from mjledger.rules.protocol import WinContext
     from mjledger.tiles.fan import FanResult
     from mjledger.tiles.notation import Meld, Tile
 
@@ -148,21 +149,17 @@ def _report(
     dealer: bool,
     rules: tuple[str, ...],
 ) -> dict[str, Any]:
+    """What ``evaluate`` prints: a win's arrangements and fan, or a ready hand's waits (the
+    arguments checked in the order the errors are reported)."""
     from mjledger.rules.protocol import WinContext
     from mjledger.rules.registry import find_ruleset
-    from mjledger.tiles.decompose import arrangements
-    from mjledger.tiles.notation import Tile, format_tiles, parse_tiles
+    from mjledger.tiles.notation import parse_tiles
 
     tiles = parse_tiles(tiles_text)
     melds = parse_melds(melds_text)
-    rule_set = find_ruleset(ruleset)
-    known = _optional_patterns(rule_set)
-    for rule in rules:
-        if rule not in known:
-            raise TileError(f"unknown {ruleset} rule {rule!r}: expected one of {', '.join(known)}")
-    table = rule_set.bind(rule_set.rules_class(**dict.fromkeys(rules, True)), ())
+    table = _bound_table(find_ruleset(ruleset), ruleset, rules)
     # variants.md, "First turn": heavenly is the dealer's self-draw, earthly any other win.
-    dealer = dealer or (rule_set.round_winds and seat_wind in ("east", "1z"))
+    dealer = dealer or (table.round_winds and seat_wind in ("east", "1z"))
     if first_turn and melds:
         raise TileError("--first-turn: a first-turn win has no melds")
     if first_turn and dealer and not self_drawn:
@@ -179,44 +176,76 @@ def _report(
         round_wind=round_wind,
         void_suit=void_suit,
     )
-
-    def score(hand: tuple[Tile, ...], tile: Tile, context: WinContext) -> FanResult:
-        return table.evaluate_win(hand, tile, melds, context)
-
     report: dict[str, Any] = {
         "ruleset": ruleset,
         "melds": [_meld_json(m) for m in melds],
     }
+    if winning_tile is not None or len(tiles) == 14 - 3 * len(melds):
+        return report | _win_json(table, tiles, melds, winning_tile, context)
+    return report | _waits_json(table, tiles, melds, void_suit, context)
+
+
+def _bound_table(rule_set: BaseRuleset, ruleset: str, rules: tuple[str, ...]) -> BaseRuleset:
+    """The rule set at a table with the ``--rule`` house rules on (an unknown one refused)."""
+    known = _optional_patterns(rule_set)
+    for rule in rules:
+        if rule not in known:
+            raise TileError(f"unknown {ruleset} rule {rule!r}: expected one of {', '.join(known)}")
+    return rule_set.bind(rule_set.rules_class(**dict.fromkeys(rules, True)), ())
+
+
+def _win_json(
+    table: BaseRuleset,
+    tiles: tuple[Tile, ...],
+    melds: tuple[Meld, ...],
+    winning_tile: str | None,
+    context: WinContext,
+) -> dict[str, Any]:
+    """A complete hand: its arrangements and fan (the winning tile given, or the last one)."""
+    from mjledger.tiles.decompose import arrangements
+    from mjledger.tiles.notation import Tile, format_tiles
+
+    if winning_tile is not None:
+        hand, winning = tiles, Tile.parse(winning_tile)
+    else:
+        hand, winning = tiles[:-1], tiles[-1]
+    result = table.evaluate_win(hand, winning, melds, context)
+    shapes = table.shapes()
+    return {
+        "mode": "win",
+        "tiles": format_tiles(hand),
+        "winning_tile": str(winning),
+        "arrangements": [str(a) for a in arrangements((*hand, winning), melds, shapes)],
+        **_result_json(result),
+    }
+
+
+def _waits_json(
+    table: BaseRuleset,
+    tiles: tuple[Tile, ...],
+    melds: tuple[Meld, ...],
+    void_suit: str | None,
+    context: WinContext,
+) -> dict[str, Any]:
+    """A hand one tile short: its waits, each with what it would score (or the size refused)."""
+    from mjledger.tiles.notation import format_tiles
+
     complete_size = 14 - 3 * len(melds)
-    if winning_tile is not None or len(tiles) == complete_size:
-        if winning_tile is not None:
-            hand, winning = tiles, Tile.parse(winning_tile)
-        else:
-            hand, winning = tiles[:-1], tiles[-1]
-        result = score(hand, winning, context)
-        shapes = table.shapes()
-        report |= {
-            "mode": "win",
-            "tiles": format_tiles(hand),
-            "winning_tile": str(winning),
-            "arrangements": [str(a) for a in arrangements((*hand, winning), melds, shapes)],
-            **_result_json(result),
-        }
-        return report
     if len(tiles) != complete_size - 1:
         raise TileError(
             f"{plural(len(tiles), 'tile')} with {plural(len(melds), 'meld')}: "
             f"expected {complete_size} "
             f"(a win) or {complete_size - 1} (a hand one tile short)"
         )
-    report |= {"mode": "waits", "tiles": format_tiles(tiles)}
+    report: dict[str, Any] = {"mode": "waits", "tiles": format_tiles(tiles)}
     status = table.evaluate_wall(tiles, melds, void_suit)
-    if rule_set.void_suits:  # only where a hand can be a flower pig is the wall settled by it
+    if table.void_suits:  # only where a hand can be a flower pig is the wall settled by it
         report |= {"flower_pig": status.flower_pig, "best_fan": status.best_fan}
     report["ready"] = status.ready
-    at_rest = context if rule_set.waits_with_add_ons else context.without_situation()
+    at_rest = context if table.waits_with_add_ons else context.without_situation()
     report["waits"] = [
-        {"tile": str(tile), **_result_json(score(tiles, tile, at_rest))} for tile in status.waits
+        {"tile": str(tile), **_result_json(table.evaluate_win(tiles, tile, melds, at_rest))}
+        for tile in status.waits
     ]
     return report
 
