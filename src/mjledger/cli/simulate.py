@@ -26,8 +26,10 @@ from mjledger.rules.names import DEFAULT_RULESET
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from mjledger.cli.render import TerminalConsole
     from mjledger.sim.engine import SimulatedMatch
     from mjledger.store.application import Ledger
+    from mjledger.store.location import StoreLocation
 
 __all__ = ["add_demo", "simulate"]
 
@@ -222,58 +224,76 @@ def add_demo(
 
         Match ids come from the seed, so running the demo again records nothing twice.
         """
-        from rich.text import Text
-
-        from mjledger.cli.render import TerminalConsole, inert
-        from mjledger.sim.engine import playable_rulesets
-        from mjledger.sim.run import simulate as simulate_matches
+        from mjledger.cli.render import TerminalConsole
         from mjledger.store.location import store_location
 
         console = TerminalConsole()
         path = store_location(store)  # passed on as is: str() of a URL hides its password
-        shown: tuple[str, int] | None = None
         with open_ledger(store, must_exist=False) as ledger:
-            for ruleset in playable_rulesets():
-                (match,) = simulate_matches(ruleset, hands=hands, seed=seed, prefix="demo")
-                result = ledger.record_log(match.text())
-                if result.status == "unchanged":
-                    done = "already recorded, nothing written"
-                else:
-                    done = (
-                        f"{result.status}: {plural(result.hands, 'hand')}, "
-                        f"{plural(result.events, 'event')}"
-                    )
-                console.print(
-                    Text(f"{ruleset} match ").append_text(inert(result.match, style="bold")),
-                    f"— {done}",
-                )
-                if shown is None:  # the default rule set's match, step by step
-                    shown = (match.match, _busiest_hand(match))
+            shown = _record_demo(console, ledger, hands, seed)
             ledger.views.catch_up()
-        root = ctx.find_root().command
-        assert isinstance(root, click.Group)
-        for name in ("scores", "streaks"):
-            _run(ctx, root, name, store=path, as_json=False)
-        assert shown is not None
-        match_id, number = shown
-        console.print()
-        console.print(
-            f"Step by step: hand {number} of {match_id}, every payment and its line",
-            soft_wrap=True,
-        )
-        if root.get_command(ctx, "explain") is not None:
-            _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
-        else:
-            _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
-        console.print()
-        console.print("Try:")
-        # one command a line, never wrapped (a pipe is 80 columns): each can be copied whole
-        for command in (
-            f"mjledger history {match_id} --store {path}",
-            f"mjledger export {match_id} --store {path} | mjledger replay -",
-        ):
-            console.print(f"  {command}", soft_wrap=True)
+        _show_demo(ctx, console, path, shown)
         sys.stdout.flush()
+
+
+def _record_demo(
+    console: TerminalConsole, ledger: Ledger, hands: int, seed: int
+) -> tuple[str, int] | None:
+    """Record one simulated match of each playable rule set, a line each; the first match's
+    id and its busiest hand (the one the tour explains), or None if none was played."""
+    from rich.text import Text
+
+    from mjledger.cli.render import inert
+    from mjledger.sim.engine import playable_rulesets
+    from mjledger.sim.run import simulate as simulate_matches
+
+    shown: tuple[str, int] | None = None
+    for ruleset in playable_rulesets():
+        (match,) = simulate_matches(ruleset, hands=hands, seed=seed, prefix="demo")
+        result = ledger.record_log(match.text())
+        if result.status == "unchanged":
+            done = "already recorded, nothing written"
+        else:
+            done = (
+                f"{result.status}: {plural(result.hands, 'hand')}, {plural(result.events, 'event')}"
+            )
+        console.print(
+            Text(f"{ruleset} match ").append_text(inert(result.match, style="bold")),
+            f"— {done}",
+        )
+        if shown is None:  # the default rule set's match, step by step
+            shown = (match.match, _busiest_hand(match))
+    return shown
+
+
+def _show_demo(
+    ctx: click.Context, console: TerminalConsole, path: StoreLocation, shown: tuple[str, int] | None
+) -> None:
+    """The tour of what was recorded: the scores and streaks, one hand step by step (through
+    the shell's own commands, so it shows what they show), and commands to try next."""
+    root = ctx.find_root().command
+    assert isinstance(root, click.Group)
+    for name in ("scores", "streaks"):
+        _run(ctx, root, name, store=path, as_json=False)
+    assert shown is not None
+    match_id, number = shown
+    console.print()
+    console.print(
+        f"Step by step: hand {number} of {match_id}, every payment and its line",
+        soft_wrap=True,
+    )
+    if root.get_command(ctx, "explain") is not None:
+        _run(ctx, root, "explain", args=(match_id, str(number)), store=path)
+    else:
+        _run(ctx, root, "hand", match=match_id, number=number, store=path, as_json=False)
+    console.print()
+    console.print("Try:")
+    # one command a line, never wrapped (a pipe is 80 columns): each can be copied whole
+    for command in (
+        f"mjledger history {match_id} --store {path}",
+        f"mjledger export {match_id} --store {path} | mjledger replay -",
+    ):
+        console.print(f"  {command}", soft_wrap=True)
 
 
 def _run(ctx: click.Context, root: click.Group, name: str, **params: Any) -> None:
