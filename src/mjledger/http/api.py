@@ -6,11 +6,8 @@ what the application registers and what the OpenAPI document describes (:mod:`.o
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
-from urllib.parse import parse_qs, urlencode
 
 import attrs
 
@@ -22,6 +19,9 @@ from mjledger.http import reads, writes
 from mjledger.http.bodies import event_body, json_object
 from mjledger.http.ids import encode_id, id_problem
 from mjledger.http.problems import Problem, problem_of
+from mjledger.http.request_checks import check_exists as check_exists
+from mjledger.http.request_checks import one_value, page, query
+from mjledger.http.request_checks import parse_query as parse_query
 from mjledger.http.service import (
     CORRECTION_LIMIT,
     JSON_LIMIT,
@@ -67,88 +67,6 @@ def _path(*segments: str | int) -> str:
     return "/v1/matches/" + "/".join(
         encode_id(s) if isinstance(s, str) and i == 0 else str(s) for i, s in enumerate(segments)
     )
-
-
-# --- existence ---------------------------------------------------------------------------------
-
-
-def check_exists(call: Call, what: str | None) -> None:
-    """404 ``no_match`` / ``no_hand`` for what the path names, where the endpoint reads it."""
-    if what is None:
-        return
-    ledger = call.ledger
-    if not ledger.has_match(call.match):
-        raise Problem("no_match", f"no match {call.match!r}")
-    if what == "match":
-        return
-    number = call.params["number"]
-    if number > ledger.hands_in(call.match):
-        raise Problem("no_hand", f"match {call.match!r} has no hand {number}")
-    if what == "event" and call.params["seq"] > ledger.hand(call.match, number).version:
-        raise Problem("no_hand", f"hand {number} has no event at seq {call.params['seq']}")
-
-
-# --- queries -----------------------------------------------------------------------------------
-
-
-def query(call: Call) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = call.params.setdefault("_query", {})
-    return found
-
-
-def one_value(call: Call, name: str) -> str | None:
-    values = query(call).get(name)
-    if not values:
-        return None
-    if len(values) > 1:
-        raise Problem("bad_parameter", f"?{name} is given once", parameter=name)
-    return values[0]
-
-
-def page_limit(call: Call) -> int:
-    raw = one_value(call, "limit")
-    if raw is None:
-        return 50
-    if not raw.isdigit() or not 1 <= int(raw) <= 200 or (raw.startswith("0")):
-        raise Problem("bad_parameter", "?limit is an integer from 1 to 200", parameter="limit")
-    return int(raw)
-
-
-def _cursor_mac(index: int) -> str:
-    return hashlib.sha256(f"mjledger-cursor:{index}".encode()).hexdigest()[:12]
-
-
-def make_cursor(index: int) -> str:
-    """An opaque cursor: where the next page starts, with a check that the server made it."""
-    return base64.urlsafe_b64encode(f"{index}.{_cursor_mac(index)}".encode()).decode().rstrip("=")
-
-
-def read_cursor(call: Call) -> int:
-    raw = one_value(call, "cursor")
-    if raw is None:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
-        index_text, mac = text.split(".")
-        index = int(index_text)
-    except (ValueError, UnicodeDecodeError):
-        index, mac = -1, ""
-    if index < 0 or mac != _cursor_mac(index) or not index_text.isdigit():
-        raise Problem("bad_parameter", "?cursor is not one this server gave", parameter="cursor")
-    return index
-
-
-def page(call: Call, items: list[Any], path: str, extra: dict[str, str]) -> dict[str, Any]:
-    """``{"items", "next"}`` of the items after the cursor."""
-    start, limit = read_cursor(call), page_limit(call)
-    chosen = items[start : start + limit]
-    more = start + limit < len(items)
-    nxt = None
-    if more:
-        nxt = (
-            path + "?" + urlencode({**extra, "limit": limit, "cursor": make_cursor(start + limit)})
-        )
-    return {"items": chosen, "next": nxt}
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -566,17 +484,6 @@ ROUTES: Final = (
     Route("GET", "/v1/audit", "audit", "The audit", audit, response="audit"),
     Route("GET", "/v1/audit/head", "audit", "The store head", audit_head, response="head"),
 )
-
-
-def parse_query(raw: bytes) -> dict[str, list[str]]:
-    """A query string decoded as UTF-8 (``+`` a space, as forms write it); bad UTF-8 refused."""
-    try:
-        text = raw.decode("ascii")
-        return parse_qs(text, keep_blank_values=True, errors="strict")
-    except (UnicodeDecodeError, ValueError):
-        raise Problem(
-            "bad_parameter", "the query is not percent-encoded UTF-8", parameter="query"
-        ) from None
 
 
 def event_json(event: Any) -> dict[str, Any]:
