@@ -16,7 +16,8 @@ import click
 
 from mjledger._text import plural
 from mjledger.cli.exits import EXIT_FINDINGS, json_option
-from mjledger.cli.main import key_option, phases, print_json, refusals, store_option
+from mjledger.cli.main import key_option, phases
+from mjledger.cli.shell import print_json, refusals, store_option
 
 # The store and rich are imported when a command runs (not on every start-up).
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from mjledger.cli.main import key_option, open_ledger, print_json, refusals, store_option
+from mjledger.cli.main import key_option, open_ledger
+from mjledger.cli.shell import print_json, refusals, store_option
 from mjledger.errors import MjledgerError
 
 if TYPE_CHECKING:
