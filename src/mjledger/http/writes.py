@@ -12,15 +12,16 @@ from typing import Any
 
 import attrs
 
-from mjledger.errors import ConcurrencyError, LogError, MjledgerError, RuleError, StoreError
+from mjledger.errors import ConcurrencyError, LogError, MjledgerError, StoreError
 from mjledger.fold.hand import HandEvent
 from mjledger.http import reads
 from mjledger.http.problems import Problem, problem_of
 from mjledger.log.codec import event_to_json, parse_log
-from mjledger.log.events import Event, HandStarted, MatchStarted, PlayerAtWallEnd, WallExhausted
+from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.rules.house import default_rules
+from mjledger.store.abandoned import void_abandoned
 from mjledger.store.application import Ledger
-from mjledger.store.corrections import correct, corrected_events, correction_log, void
+from mjledger.store.corrections import correct, corrected_events, correction_log
 from mjledger.store.events import HandCorrected, HandVoided
 
 _HAND_EVENTS: typing.Final = tuple(
@@ -284,8 +285,8 @@ def _apply(
         raise Problem("no_hand", f"match {match_id!r} has no hand {request.number}")
     try:
         if request.action == "void":
-            abandon(ledger, match_id, request.number)
-            void(
+            # A hand in play (abandoned) is ended by the empty wall and voided at once.
+            void_abandoned(
                 ledger,
                 match_id,
                 request.number,
@@ -315,24 +316,3 @@ def _apply(
         raise
     except MjledgerError as exc:
         raise Problem("correction_refused", str(exc)) from None
-
-
-def abandon(ledger: Ledger, match_id: str, number: int) -> None:
-    """End an abandoned hand in play with the empty wall, so that it can be voided: the
-    plain ``wall_exhausted``, or, where the rule set needs to know who was still in, with
-    every such player not ready (the rule set decides which; nothing is written if neither)."""
-    if number <= len(ledger.match(match_id).closed):
-        return
-    hand = ledger.hand(match_id, number)
-    walls = (
-        WallExhausted(),
-        WallExhausted(remaining={p: PlayerAtWallEnd(ready=False) for p in hand.state.still_in}),
-    )
-    for wall in walls:
-        try:
-            ledger.record(match_id, number, wall, expected_version=hand.version)
-        except RuleError:
-            if wall is walls[-1]:
-                raise
-            continue
-        return
