@@ -87,6 +87,38 @@ def test_two_staff_correcting_one_hand_at_once(two: tuple[Api, Api]) -> None:
     assert len(a.get(f"/v1/matches/{match}/corrections").json()["items"]) == 1
 
 
+def test_a_void_overtaken_between_its_reads_is_a_conflict_not_a_refusal(
+    two: tuple[Api, Api], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interleaving CI once hit: b reads no corrections, a voids the hand, then b's rules
+    check sees a voided hand. That is a lost race (409), not a refusal of the rules (422)."""
+    from mjledger.http import writes
+
+    a, b = two
+    text = (ROOT / "examples" / "hongkong-match.jsonl").read_text()
+    match = a.post_log("/v1/logs", text).json()["match"]
+    path = f"/v1/matches/{match}/corrections/1"
+    void = json.dumps({"action": "void", "number": 3, "reason": "seen twice"})
+    real_apply = writes._apply
+    overtaken: list[bool] = []
+
+    def overtaking_apply(ledger: Any, match: str, number: int, request: Any, by: str) -> None:
+        if not overtaken:
+            overtaken.append(True)
+            assert a.put(path, void).status_code == 201
+        real_apply(ledger, match, number, request, by)
+
+    monkeypatch.setattr(writes, "_apply", overtaking_apply)
+    other = json.dumps({"action": "void", "number": 3, "reason": "another reason"})
+    answer = b.put(path, other, role="staff2")
+    assert (answer.status_code, answer.json()["code"], answer.json()["corrections"]) == (
+        409,
+        "conflict",
+        1,
+    )
+    assert overtaken == [True]
+
+
 def test_racing_logs_record_the_match_once(two: tuple[Api, Api]) -> None:
     a, b = two
     text = (ROOT / "examples" / "sichuan-match.jsonl").read_text()

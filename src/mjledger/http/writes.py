@@ -268,12 +268,23 @@ def put_correction(
             _apply(ledger, match_id, correction, request, by)
         except ConcurrencyError:
             continue
+        except Problem as exc:
+            # A refusal read against a correction log another writer has just moved on
+            # (say the hand it voids was voided a moment ago) is that writer's win: look again.
+            overtaken = _corrections_on_record(ledger, match_id) != count
+            if exc.code == "correction_refused" and overtaken:
+                continue
+            raise
         log = correction_log(ledger, match_id)
         assert log is not None
         return 201, reads.correction_answer(ledger, match_id, log.entries[correction - 1])
-    log = correction_log(ledger, match_id)
-    count = log.version if log is not None else 0
+    count = _corrections_on_record(ledger, match_id)
     raise Problem("conflict", f"match {match_id!r} has {count} corrections", corrections=count)
+
+
+def _corrections_on_record(ledger: Ledger, match_id: str) -> int:
+    log = correction_log(ledger, match_id)
+    return log.version if log is not None else 0
 
 
 def _apply(
