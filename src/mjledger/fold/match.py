@@ -6,7 +6,7 @@ current hand. It is what the store's aggregates replay, so it holds no storage a
 
 ``start``/``evolve`` are the pure fold, one frozen :class:`MatchState` per event;
 :class:`MatchFold` is the same fold over a stream, the hand in play one mutable working state
-(:class:`~mjledger.fold.hand.HandFold`) and the match's frozen state replaced only when a hand
+(:class:`~mjledger.fold.in_play.HandFold`) and the match's frozen state replaced only when a hand
 starts or ends — what replay, record and re-derive run.
 """
 
@@ -22,12 +22,14 @@ from mjledger.errors import RuleError, UnknownRulesetError
 from mjledger.fold.hand import (
     HAND_EVENT_TYPES,
     HandEvent,
-    HandFold,
     HandState,
+    apply_event,
     close_hand,
     close_open_wins,
     evolve_hand,
+    run_hand,
 )
+from mjledger.fold.in_play import HandFold
 from mjledger.log.events import WINDS, Event, HandStarted, MatchStarted, Wind
 from mjledger.rules.house import default_rules
 from mjledger.rules.protocol import HouseRules
@@ -316,7 +318,7 @@ class MatchFold:
         follows, settled (None before the first)."""
         hand = self._hand
         if hand is not None and type(event) in HAND_EVENT_TYPES:  # the common case, first
-            hand.apply(event, line)  # type: ignore[arg-type]
+            apply_event(hand, event, line)  # type: ignore[arg-type]
             if hand.ended:
                 self._end_hand(hand)
             return None
@@ -335,12 +337,13 @@ class MatchFold:
         if hand is None or isinstance(event, MatchStarted):
             evolve(self._state, event, line)  # no hand in play, or a second match: refused
             raise AssertionError("evolve accepted an event outside a hand")
-        hand.apply(_as_hand_event(event), line)  # an event no hand holds: refused
+        apply_event(hand, _as_hand_event(event), line)  # an event no hand holds: refused
         raise AssertionError("a hand accepted an event of no hand")
 
     def feed_all(self, events: Iterator[tuple[int | None, Event]]) -> Iterator[HandState]:
         """:meth:`feed` every event drawn from ``events``, yielding each settled hand it
-        answers; the events of a hand in play go to :meth:`HandFold.run` in one loop."""
+        answers; the events of a hand in play go to :func:`~mjledger.fold.hand.run_hand` in
+        one loop."""
         pending: tuple[int | None, Event] | None = None
         while True:
             if pending is None:
@@ -363,7 +366,7 @@ class MatchFold:
         hand = self._hand
         if hand is None:
             return None
-        pending = hand.run(events)
+        pending = run_hand(hand, events)
         if hand.ended:
             self._end_hand(hand)
         return pending

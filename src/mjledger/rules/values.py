@@ -91,7 +91,7 @@ class OpenWins:
 
 class HandView(Protocol):
     """A hand as the rule sets' hooks read it: a :class:`HandState`, or the fold's working
-    state of the hand in play (:class:`mjledger.fold.hand.HandFold`, the same fields, mutated
+    state of the hand in play (:class:`mjledger.fold.in_play.HandFold`, the same fields, mutated
     in place between events so that an event does not copy the whole hand). Hooks only read
     it, and keep nothing of it but the values it holds."""
 
