@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from mjledger import replay
-from mjledger.sim.engine import SimulatedMatch
+from mjledger.sim.played import SimulatedMatch
 from mjledger.sim.run import simulate
 from mjledger.sim.stats import summarize
 

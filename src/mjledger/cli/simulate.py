@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from mjledger.cli.render import TerminalConsole
-    from mjledger.sim.engine import SimulatedMatch
+    from mjledger.sim.played import SimulatedMatch
     from mjledger.store.application import Ledger
     from mjledger.store.location import StoreLocation
 

@@ -6,12 +6,7 @@ policies and returns their logs; the same seed gives the same bytes on every mac
 
 from __future__ import annotations
 
-from mjledger.sim.engine import (
-    DEFAULT_PLAYERS,
-    SimulatedMatch,
-    WallRecord,
-    WinRecord,
-    simulate_match,
-)
+from mjledger.sim.engine import DEFAULT_PLAYERS, simulate_match
+from mjledger.sim.played import SimulatedMatch, WallRecord, WinRecord
 
 __all__ = ["DEFAULT_PLAYERS", "SimulatedMatch", "WallRecord", "WinRecord", "simulate_match"]

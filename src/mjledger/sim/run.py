@@ -15,7 +15,8 @@ from mjledger.errors import SimulationError
 from mjledger.rules.house import default_rules, rules_from_json
 from mjledger.rules.protocol import HouseRules
 from mjledger.rules.table import check_stakes_rules
-from mjledger.sim.engine import DEFAULT_PLAYERS, SimulatedMatch, simulate_match, simulated_play
+from mjledger.sim.engine import DEFAULT_PLAYERS, simulate_match, simulated_play
+from mjledger.sim.played import SimulatedMatch
 
 __all__ = ["match_id", "match_rng", "simulate"]
 

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from mjledger.sim.engine import SimulatedMatch
+from mjledger.sim.played import SimulatedMatch
 
 # Pattern codes worth a row of their own in the summary, in the order printed.
 SHOWN_PATTERNS = (
