@@ -4,7 +4,10 @@ Three figures (issue: "The ledger store"):
 
 1. recording N hands (``Ledger.record_log``: validate, digest, one transaction per hand) in
    hands/s, next to raw ``sqlite3`` inserting the very same JSON rows, one transaction per hand,
-   into a WAL database with the same table — the ledger's unit of durability;
+   into a WAL database with the same table — the ledger's unit of durability — on disk (the
+   temporary directory) and on a RAM disk (``/dev/shm``, where fsync costs nothing); and
+   recording N/10 matches of 10 hands (a ``record_log`` each), per hand, next to the one
+   N-hand match (issue 25: at most 1.2 times);
 2. re-deriving all N hands from the store (``Ledger.replay_all``: one pass over the
    notification log: read, decode, fold, settle)
    next to raw ``sqlite3`` reading those rows and ``json.loads``-ing them;
@@ -44,6 +47,7 @@ from mjledger import replay
 from mjledger.ledger import Ledger
 
 T = TypeVar("T")
+RAM_DISK = "/dev/shm" if Path("/dev/shm").is_dir() else None
 SCHEMA = (
     "CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "
     "state BLOB, PRIMARY KEY (originator_id, originator_version))"
@@ -93,6 +97,39 @@ def timed(func: Callable[[], T]) -> tuple[T, float, float]:
 
 def report(label: str, hands: int, cpu: float, wall: float) -> None:
     print(f"   {label:<26}{cpu:8.2f} s CPU {wall:8.2f} s wall {hands / cpu:10,.0f} hands/s (CPU)")
+
+
+def record_against_raw(text: str, directory: str | None) -> tuple[float, float, float, float]:
+    """CPU and wall seconds of ``record_log(text)`` into a new store in ``directory``, then of
+    raw inserts of the very same rows, one transaction a hand: (ours CPU, raw CPU, ours wall,
+    raw wall)."""
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        store = Path(tmp) / "ledger.sqlite"
+        ledger = Ledger(store)
+        _, ours_cpu, ours_wall = timed(lambda: ledger.record_log(text))
+        ledger.close()
+        groups = rows_by_transaction(store)
+        _, raw_cpu, raw_wall = timed(lambda: raw_insert(Path(tmp) / "raw.sqlite", groups))
+    return ours_cpu, raw_cpu, ours_wall, raw_wall
+
+
+def many_matches(seed: int, matches: int, hands: int) -> list[str]:
+    """``matches`` logs of ``hands`` Sichuan hands each, each under a match id of its own."""
+    rng = random.Random(seed)
+    return [
+        sichuan_log(rng, hands).replace('"bench-sichuan"', f'"bench-{i}"', 1)
+        for i in range(matches)
+    ]
+
+
+def record_many(texts: list[str], directory: str | None) -> tuple[float, float]:
+    """CPU and wall seconds of recording every log of ``texts`` (a ``record_log`` each) into
+    one new store in ``directory``."""
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        ledger = Ledger(Path(tmp) / "ledger.sqlite")
+        _, cpu, wall = timed(lambda: [ledger.record_log(t) for t in texts])
+        ledger.close()
+    return cpu, wall
 
 
 def drain(ledger: Ledger) -> int:
@@ -193,6 +230,18 @@ def main(argv: list[str] | None = None) -> int:
             f"   ledger / raw: {ours_cpu / raw_cpu:.2f}x the CPU time a hand, "
             f"{ours_wall / raw_wall:.2f}x the wall time (fsync makes wall swing)"
         )
+        if RAM_DISK is not None:
+            ram = record_against_raw(text, RAM_DISK)
+            print(f"   on a RAM disk ({RAM_DISK}: no fsync cost)")
+            report("ledger.record_log", args.hands, ram[0], ram[2])
+            report("raw sqlite3 inserts", args.hands, ram[1], ram[3])
+            print(f"   ledger / raw: {ram[0] / ram[1]:.2f}x the CPU time a hand")
+        texts = many_matches(args.seed, args.hands // 10, 10)
+        many_cpu, many_wall = record_many(texts, None)
+        print(f"   {len(texts):,} matches of 10 hands, a record_log each")
+        report("ledger.record_log", len(texts) * 10, many_cpu, many_wall)
+        per_hand = (many_cpu / (len(texts) * 10)) / (ours_cpu / args.hands)
+        print(f"   per hand: {per_hand:.2f}x the CPU of one {args.hands:,}-hand match")
 
         ledger = Ledger(store)
         rederived, all_cpu, all_wall = timed(ledger.replay_all)

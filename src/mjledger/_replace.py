@@ -66,12 +66,15 @@ def replacer(cls: type[T]) -> Callable[..., T]:
     return replace
 
 
-def constructor(cls: type[T]) -> Callable[..., T]:
+def constructor(cls: type[T], *, trusted: bool = False) -> Callable[..., T]:
     """``make(...)``: ``cls(...)`` (the same parameters, defaults included) without the attrs
-    ``__init__``, for the values the fold builds on every win and kong."""
+    ``__init__``, for the values the fold builds on every win and kong. ``trusted``: a class
+    with validators (and a post-init check), built without running them, for values its
+    caller has checked already (the store's copy of a hand's start, of values the match fold
+    has checked)."""
     fields = attrs.fields(cast(Any, cls))
-    names = _plain_fields(cls)
-    assert not hasattr(cls, "__attrs_post_init__"), cls
+    names = [f.name for f in fields] if trusted else _plain_fields(cls)
+    assert trusted or not hasattr(cls, "__attrs_post_init__"), cls
     assert not any(isinstance(f.default, attrs.Factory) for f in fields), cls  # type: ignore[arg-type]
     defaults = {f.name: f.default for f in fields if f.default is not attrs.NOTHING}
     params = "".join(f"{n}=_default_{n}, " if n in defaults else f"{n}, " for n in names)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mjledger.fold.stream import HandJsonStream
+from mjledger.fold.stream import SettledHands
 from mjledger.rules.sichuan import scoring
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.rules.sichuan.quick import QuickSichuan
@@ -42,14 +42,14 @@ def fallbacks(data: bytes) -> tuple[Any, int]:
     """``replay --json``'s output of ``data`` and how many times a hand (or the rest of the log)
     was left to the general fold."""
     calls = 0
-    replayed = HandJsonStream._replayed
+    replayed = SettledHands._replayed
 
     def counted(*args: Any) -> Any:
         nonlocal calls
         calls += 1
         return replayed(*args)
 
-    with mock.patch.object(HandJsonStream, "_replayed", staticmethod(counted)):
+    with mock.patch.object(SettledHands, "_replayed", staticmethod(counted)):
         out = fast_output(data)
     return out, calls
 
@@ -139,8 +139,8 @@ def test_the_amounts_are_the_scoring_functions(rules: dict[str, Any], fan: int) 
     house = SichuanRules(**rules)
     quick = QuickSichuan.at(house, ("a", "b", "c", "d"))
     assert quick is not None
-    hand, _ = quick.fold(1, "a", 0, iter(_one_of_each(fan)), [])
-    paid = {(t["reason"], t["from"]): t["amount"] for t in hand["transfers"]}
+    hand = quick.fold(1, "a", 0, iter(_one_of_each(fan)), [])
+    paid = {(t["reason"], t["from"]): t["amount"] for t in hand.transfers}
     assert paid[("kong_concealed", "b")] == scoring.sichuan_kong_amount(house, "concealed")
     assert paid[("kong_added", "a")] == scoring.sichuan_kong_amount(house, "added")
     assert paid[("won_on_discard", "d")] == scoring.sichuan_win_amount(house, fan)

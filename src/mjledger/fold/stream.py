@@ -24,7 +24,7 @@ from mjledger.fold.match import MatchFold, MatchState, start, streak_after
 from mjledger.fold.replay import hand_to_json
 from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
-from mjledger.rules.protocol import HandJson, QuickHands, Undecided
+from mjledger.rules.protocol import HandJson, QuickHand, QuickHands, Undecided
 from mjledger.rules.registry import table_of
 
 
@@ -132,23 +132,23 @@ def _nested(value: Any, depth: int) -> bytes:
     return dumps_indented(value).replace(b"\n", b"\n" + b"  " * depth)
 
 
-class HandJsonStream:
-    """:class:`HandStream`'s hands as the replay output writes them (:func:`hand_to_json`),
-    each hand settled by its rule set's quick fold where it has one for the table
-    (:class:`~mjledger.rules.protocol.HasQuickHands`), and by the general fold wherever the
-    quick fold leaves a hand undecided: from that hand's ``hand_started`` on, with the
-    events the quick fold drew, and from there to the end of the log at anything between
-    hands but a plain ``hand_started`` (a refusal). ``head`` is the match as its first line
-    opens it; ``totals`` every player's balance over the hands yielded."""
+class SettledHands:
+    """:class:`HandStream`'s hands as values, each hand settled by its rule set's quick fold
+    where it has one for the table (:class:`~mjledger.rules.protocol.HasQuickHands`: a
+    :class:`~mjledger.rules.protocol.QuickHand`), and by the general fold (a
+    :class:`~mjledger.fold.hand.HandState`) wherever the quick fold leaves a hand undecided:
+    from that hand's ``hand_started`` on, with the events the quick fold drew, and from there
+    to the end of the log at anything between hands but a plain ``hand_started`` (a refusal).
+    ``head`` is the match as its first line opens it. What ``replay --json`` writes
+    (:class:`HandJsonStream`) and what recording stores are each read off these values."""
 
-    __slots__ = ("_events", "head", "totals")
+    __slots__ = ("_events", "head")
 
     def __init__(self, events: Iterable[tuple[int | None, Event]]) -> None:
         self._events = events
         self.head: MatchState | None = None
-        self.totals: dict[str, int] = {}
 
-    def __iter__(self) -> Iterator[HandJson]:
+    def __iter__(self) -> Iterator[QuickHand | HandState]:
         events = iter(self._events)
         try:
             for line, event in events:
@@ -156,17 +156,11 @@ class HandJsonStream:
                 break
             else:
                 raise FormatError("the log is empty", line=1)
-            self.totals = totals = dict.fromkeys(state.players, 0)
             quick = quick_hands_of(state)
-            hands = (
-                self._general(MatchFold(state), events, 0)
-                if quick is None
-                else self._quick(quick, state, events)
-            )
-            for hand in hands:
-                for player, amount in hand["net"].items():
-                    totals[player] += amount
-                yield hand
+            if quick is None:
+                yield from self._general(MatchFold(state), events, 0)
+            else:
+                yield from self._quick(quick, state, events)
         except MjledgerError:
             for _ in events:  # a line the codec refuses further down comes first
                 pass
@@ -175,20 +169,20 @@ class HandJsonStream:
     @staticmethod
     def _general(
         fold: MatchFold, events: Iterator[tuple[int | None, Event]], written: int
-    ) -> Iterator[HandJson]:
+    ) -> Iterator[HandState]:
         """The general fold from here to the end of the log, each hand after the first
-        ``written`` hands written."""
+        ``written`` hands given."""
         for hand in fold.feed_all(events):
             if hand.number > written:
-                yield hand_to_json(hand)
+                yield hand
         fold.finish()
         last = fold.state.hand
         if last is not None and last.number > written:
-            yield hand_to_json(last)
+            yield last
 
     def _quick(
         self, quick: QuickHands, state: MatchState, events: Iterator[tuple[int | None, Event]]
-    ) -> Iterator[HandJson]:
+    ) -> Iterator[QuickHand | HandState]:
         players = state.players
         number, dealer, streak = 0, "", 0  # the latest hand's
         next_dealer: str | None = None  # the rotation's dealer of the next hand (None: first)
@@ -205,8 +199,10 @@ class HandJsonStream:
                 next_dealer = first_dealer = event.dealer or players[0]
             number, dealer, streak = number + 1, next_dealer, next_streak
             drawn = [(line, event)]
+            hand: QuickHand | HandState
             try:
-                hand, next_dealer = quick.fold(number, dealer, streak, events, drawn)
+                hand = quick.fold(number, dealer, streak, events, drawn)
+                next_dealer = hand.next_dealer
                 next_streak = streak_after(dealer, streak, next_dealer)
             except Undecided:
                 fold = self._replayed(state, first_dealer, number, dealer, streak, drawn)
@@ -218,7 +214,7 @@ class HandJsonStream:
                 after = fold.state
                 assert after.hand is not None
                 assert after.next_dealer is not None
-                hand = hand_to_json(after.hand)
+                hand = after.hand
                 next_dealer, next_streak = after.next_dealer, after.next_streak
             yield hand
 
@@ -248,6 +244,35 @@ class HandJsonStream:
         for line, event in drawn:
             fold.feed(event, line)
         return fold
+
+
+class HandJsonStream:
+    """:class:`SettledHands`' hands as the replay output writes them (a quick fold's hand as
+    it settled it, a general fold's through :func:`hand_to_json`); ``head`` is the match as
+    its first line opens it, ``totals`` every player's balance over the hands yielded."""
+
+    __slots__ = ("_hands", "totals")
+
+    def __init__(self, events: Iterable[tuple[int | None, Event]]) -> None:
+        self._hands = SettledHands(events)
+        self.totals: dict[str, int] = {}
+
+    @property
+    def head(self) -> MatchState | None:
+        return self._hands.head
+
+    def __iter__(self) -> Iterator[HandJson]:
+        totals: dict[str, int] | None = None
+        for settled in self._hands:
+            if totals is None:
+                assert self.head is not None
+                self.totals = totals = dict.fromkeys(self.head.players, 0)
+            hand = settled._asdict() if isinstance(settled, QuickHand) else hand_to_json(settled)
+            for player, amount in hand["net"].items():
+                totals[player] += amount
+            yield hand
+        if totals is None and self.head is not None:
+            self.totals = dict.fromkeys(self.head.players, 0)
 
 
 def quick_hands_of(state: MatchState) -> QuickHands | None:

@@ -12,7 +12,7 @@ checks (pig and refund options), the dealer after a void hand.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
 from attrs import frozen
 
@@ -28,6 +28,7 @@ __all__ = [
     "HasQuickHands",
     "HouseRules",
     "Payments",
+    "QuickHand",
     "QuickHands",
     "Ruleset",
     "Undecided",
@@ -204,9 +205,26 @@ class Undecided(Exception):  # noqa: N818 - not an error: nothing is refused
     where it must). Never reaches a caller of the library."""
 
 
+class QuickHand(NamedTuple):
+    """A hand a quick fold settled, in plain values: what ``replay --json`` writes of it (the
+    fields are its output's keys, in the output's order: :meth:`_asdict` is the hand's
+    output) and what recording stores of it (its start and its closing, in their stored
+    forms), each read off this value, never one off the other."""
+
+    number: int
+    dealer: str
+    dealer_streak: int
+    round_wind: str
+    outcome: str  # "won" or "void": a quick fold settles only hands that have ended
+    winners: list[str]
+    transfers: list[dict[str, Any]]
+    net: dict[str, int]
+    next_dealer: str
+
+
 class QuickHands(Protocol):
     """A rule set's quick fold of one table, for ``replay --json`` and recording: the common
-    hand settled in one loop over plain values, its output written at once (see
+    hand settled in one loop over plain values, into a :class:`QuickHand` (see
     :mod:`mjledger.rules.sichuan.quick`). Offered only for a table whose round wind never
     changes and whose match never ends but with its log (no table stakes): what comes after
     a hand is then its next dealer alone."""
@@ -218,9 +236,9 @@ class QuickHands(Protocol):
         streak: int,
         events: Iterator[tuple[int | None, Event]],
         drawn: list[tuple[int | None, Event]],
-    ) -> tuple[HandJson, str]:
-        """The output of hand ``number`` (its ``hand_started`` read; its events drawn from
-        ``events``, each appended to ``drawn``) and who deals next, once the hand has ended;
+    ) -> QuickHand:
+        """Hand ``number`` settled, with who deals next (its ``hand_started`` read; its events
+        drawn from ``events``, each appended to ``drawn``), once the hand has ended;
         raises :class:`Undecided` wherever the general fold must decide."""
         ...
 

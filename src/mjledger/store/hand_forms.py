@@ -7,18 +7,20 @@ them here, so that each is stated once.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 import attrs
 
 from mjledger._checks import ids_as_stored
+from mjledger._replace import constructor
 from mjledger.fold.hand import HandState, Transfer
 from mjledger.fold.match import MatchState, streak_after
 from mjledger.log.events import HandStarted
-from mjledger.rules.protocol import HandJson
+from mjledger.rules.protocol import QuickHand
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import HandClosed
-from mjledger.store.records import Recorded, stored_form
+from mjledger.store.records import Recorded, stored_form, stored_form_of
 
 
 def shift_lines(hand: HandState, offset: int) -> HandState:
@@ -40,64 +42,48 @@ def stand_alone_start(state: MatchState, hand: HandState, *, rules: bool = True)
     """The hand's first stored event: the whole context, so its stream replays on its own
     (without ``rules``: all but the house rules, the same for every hand of the match). Its
     ids are the match's, as stored: kept, whenever they were recorded."""
-    with ids_as_stored():
-        return _stand_alone_start(state, hand, rules=rules)
-
-
-def _stand_alone_start(state: MatchState, hand: HandState, *, rules: bool) -> HandStarted:
-    return HandStarted(
-        dealer=hand.dealer,
-        ruleset=state.ruleset,  # type: ignore[arg-type]
-        players=state.players,
-        rules=state.rules if rules else None,
-        match=state.match_id,
-        number=hand.number,
-        dealer_streak=hand.dealer_streak,
-        round_wind=hand.round_wind if find_ruleset(state.ruleset).round_winds else None,
-        # The balances the hand starts from: its stream then settles stakes on its own.
-        stakes=None if hand.stakes is None else hand.stakes.as_dict(),
-    )
-
-
-def stored_start(state: MatchState, hand: HandState) -> dict[str, Any]:
-    """``stored_form(stand_alone_start(state, hand, rules=False))`` without the event: its
-    validators would only check again what the match fold has checked (recording builds one
-    a hand). Keys as the converter lays them out, fields at their default (None) left out."""
     stakes = None if hand.stakes is None else hand.stakes.as_dict()
-    return _start_form(state, hand.number, hand.dealer, hand.dealer_streak, hand.round_wind, stakes)
+    values = (hand.number, hand.dealer, hand.dealer_streak, hand.round_wind, stakes)
+    with ids_as_stored():
+        return _start(state, *values, rules=rules)
 
 
-def output_start(state: MatchState, hand: HandJson) -> dict[str, Any]:
-    """:func:`stored_start` of a hand given as the replay output writes it (a table without
-    stakes)."""
-    return _start_form(
-        state, hand["number"], hand["dealer"], hand["dealer_streak"], hand["round_wind"], None
-    )
-
-
-def _start_form(
+def _start(
     state: MatchState,
     number: int,
     dealer: str,
     streak: int,
     round_wind: str,
     stakes: dict[str, int] | None,
-) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "type": HandStarted.TYPE,
-        "dealer": dealer,
-        "ruleset": state.ruleset,
-        "players": list(state.players),
-    }
-    if state.match_id is not None:
-        data["match"] = state.match_id
-    data["number"] = number
-    data["dealer_streak"] = streak
-    if find_ruleset(state.ruleset).round_winds:
-        data["round_wind"] = round_wind
-    if stakes is not None:
-        data["stakes"] = stakes
-    return data
+    *,
+    rules: bool,
+    make: Callable[..., HandStarted] = HandStarted,
+) -> HandStarted:
+    return make(
+        dealer=dealer,
+        ruleset=state.ruleset,
+        players=state.players,
+        rules=state.rules if rules else None,
+        match=state.match_id,
+        number=number,
+        dealer_streak=streak,
+        round_wind=round_wind if find_ruleset(state.ruleset).round_winds else None,
+        stakes=stakes,  # the balances the hand starts from: its stream settles them alone
+    )
+
+
+def stored_start(state: MatchState, hand: HandState | QuickHand) -> dict[str, Any]:
+    """The hand's first row as recording spools it: the stored form of its stand-alone start
+    without the house rules (the same in every hand of the match, added as each hand is
+    written), the event built without its validators (they would only check again what the
+    fold has checked). A quick fold's hand starts without stakes (its table plays none)."""
+    stakes = None if isinstance(hand, QuickHand) or hand.stakes is None else hand.stakes.as_dict()
+    values = (hand.number, hand.dealer, hand.dealer_streak, hand.round_wind, stakes)
+    return _START_FORM(_start(state, *values, rules=False, make=_TRUSTED_START))
+
+
+_TRUSTED_START: Final = constructor(HandStarted, trusted=True)
+_START_FORM: Final = stored_form_of(HandStarted)
 
 
 def closing_of(hand: HandState, rotated: MatchState, events: int, digest: str) -> HandClosed:
@@ -121,86 +107,32 @@ def closing_of(hand: HandState, rotated: MatchState, events: int, digest: str) -
     )
 
 
+def quick_table_closing(hand: HandState | QuickHand, events: int) -> dict[str, Any]:
+    """The stored form of the closing of a hand settled at a table with a quick fold
+    (:class:`~mjledger.rules.protocol.QuickHands`: its round wind never changes, its match
+    ends only with its log, no stakes), where the rotation is the hand's next dealer alone;
+    its ``hand_digest`` is filled in as it is written (see :func:`stored_closing`)."""
+    assert hand.outcome != "unfinished"
+    assert hand.next_dealer is not None
+    dealer, streak, wind = hand.dealer, hand.dealer_streak, hand.round_wind
+    net = hand.net if isinstance(hand, QuickHand) else hand.net()
+    closing = _MAKE_CLOSING(
+        hand.number, events, "", dealer, streak, wind, hand.outcome, tuple(hand.winners), net,
+        hand.next_dealer, streak_after(dealer, streak, hand.next_dealer), wind,
+    )  # fmt: skip
+    return _CLOSING_FORM(closing)
+
+
+_MAKE_CLOSING: Final = constructor(HandClosed)
+_CLOSING_FORM: Final = stored_form_of(HandClosed)
+
+
 def comparable(record: Recorded) -> dict[str, Any]:
     return stored_form(record.event)
 
 
 def stored_closing(hand: HandState, rotated: MatchState, events: int) -> dict[str, Any]:
-    """``stored_form(closing_of(hand, rotated, events, ""))`` without the event (recording
-    builds one a hand). Keys as the converter lays them out, fields at their default left
-    out (``match_over`` false, no ``balances``, an empty ``bust``)."""
-    outcome = hand.outcome
-    assert outcome != "unfinished"
-    data = _closing_form(
-        hand.number,
-        events,
-        hand.dealer,
-        hand.dealer_streak,
-        hand.round_wind,
-        outcome,
-        list(hand.winners),
-        hand.net(),
-        rotated.next_dealer,
-        rotated.next_streak,
-        rotated.round_wind,
-    )
-    if rotated.over:
-        data["match_over"] = True
-    stakes = hand.stakes
-    if stakes is not None:
-        data["balances"] = stakes.as_dict()
-        bust = [p for p in hand.players if p in stakes.bust]
-        if bust:
-            data["bust"] = bust
-    return data
-
-
-def output_closing(hand: HandJson, events: int) -> dict[str, Any]:
-    """:func:`stored_closing` of a hand given as the replay output writes it, at a table with
-    a quick fold (:class:`~mjledger.rules.protocol.QuickHands`: the round wind never changes,
-    the match never ends, no stakes), where the rotation is the hand's next dealer alone."""
-    assert hand["outcome"] != "unfinished"
-    dealer, streak, next_dealer = hand["dealer"], hand["dealer_streak"], hand["next_dealer"]
-    return _closing_form(
-        hand["number"],
-        events,
-        dealer,
-        streak,
-        hand["round_wind"],
-        hand["outcome"],
-        hand["winners"],
-        hand["net"],
-        next_dealer,
-        streak_after(dealer, streak, next_dealer),
-        hand["round_wind"],
-    )
-
-
-def _closing_form(
-    number: int,
-    events: int,
-    dealer: str,
-    streak: int,
-    round_wind: str,
-    outcome: str,
-    winners: list[str],
-    net: dict[str, int],
-    next_dealer: str | None,
-    next_streak: int,
-    next_round_wind: str,
-) -> dict[str, Any]:
-    return {
-        "type": HandClosed.TYPE,
-        "number": number,
-        "events": events,
-        "hand_digest": "",
-        "dealer": dealer,
-        "dealer_streak": streak,
-        "round_wind": round_wind,
-        "outcome": outcome,
-        "winners": winners,
-        "net": net,
-        "next_dealer": next_dealer,
-        "next_streak": next_streak,
-        "next_round_wind": next_round_wind,
-    }
+    """The stored form of the hand's closing as recording spools it, its ``hand_digest``
+    empty: the hand's digest is known only once the match id is (filled in as it is
+    written)."""
+    return _CLOSING_FORM(closing_of(hand, rotated, events, ""))

@@ -25,7 +25,7 @@ from attrs import field, frozen
 
 from mjledger.errors import MjledgerError, StoreError
 from mjledger.fold.match import MatchFold, MatchState, evolve, start
-from mjledger.fold.stream import HandJsonStream, quick_hands_of
+from mjledger.fold.stream import SettledHands, quick_hands_of
 from mjledger.log.codec import canonical_json
 from mjledger.log.events import Event, HandStarted, MatchStarted
 from mjledger.log.reader import BLOCK, iter_log_file, iter_text
@@ -33,8 +33,7 @@ from mjledger.rules.house import default_rules, rules_to_json
 from mjledger.store.events import HandClosed
 from mjledger.store.hand_forms import (
     closing_of,
-    output_closing,
-    output_start,
+    quick_table_closing,
     stand_alone_start,
     stored_closing,
     stored_start,
@@ -226,10 +225,10 @@ def check_events(source: EventSource) -> CheckedLog:
         assigned = first.match is None
         digest = content_digest(first) if assigned else None
         state = start(first, first_line)
-        if quick_hands_of(state) is not None:  # the hands settled as replay --json settles them
-            output = _OutputHands(state, spool, digest)
-            output.check((first_line, first), numbered)
-            hands, events = output.hands, output.events
+        if quick_hands_of(state) is not None:  # each hand settled as replay --json settles it
+            settled = _SettledHands(state, spool, digest)
+            settled.check((first_line, first), numbered)
+            hands, events = settled.hands, settled.events
         else:
             folded = _Hands(MatchFold(state), spool, digest)
             for _ in folded.fold.feed_all(folded.taken(numbered)):
@@ -249,11 +248,12 @@ def check_events(source: EventSource) -> CheckedLog:
     return CheckedLog(source, first, first_line, assigned, hands, events, spool)
 
 
-class _OutputHands:
+class _SettledHands:
     """What :func:`check_events` keeps of the hands of a table with a quick fold: each hand
-    settled as ``replay --json`` settles it (:class:`~mjledger.fold.stream.HandJsonStream`:
-    the quick fold, the general fold where it leaves a hand), its start and closing read off
-    its output, its events' stored forms put aside as the stream draws them."""
+    settled as ``replay --json`` settles it (:class:`~mjledger.fold.stream.SettledHands`: the
+    quick fold, the general fold where it leaves a hand), its start and closing built from
+    the settled hand as events and stored in their stored forms (never read off the replay
+    output), its events' stored forms put aside as the stream draws them."""
 
     def __init__(self, head: MatchState, spool: HandSpool, digest: Any) -> None:
         self.head, self.spool, self.digest = head, spool, digest
@@ -262,13 +262,13 @@ class _OutputHands:
 
     def check(self, first: tuple[int, Event], numbered: Iterator[tuple[int, Event]]) -> None:
         head, spool, stored = self.head, self.spool, self._stored
-        for hand in HandJsonStream(chain([first], self._taken(numbered))):
-            number = hand["number"]
+        for hand in SettledHands(chain([first], self._taken(numbered))):
+            number = hand.number
             events = stored.pop(number)
             closing = None
-            if hand["outcome"] != "unfinished":
-                closing = output_closing(hand, len(events) + 1)
-            spool.add((number, output_start(head, hand), events, closing))
+            if hand.outcome != "unfinished":
+                closing = quick_table_closing(hand, len(events) + 1)
+            spool.add((number, stored_start(head, hand), events, closing))
             self.events += len(events) + 1
 
     def _taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:

@@ -1,12 +1,13 @@
-"""Sichuan's quick fold: a hand's replay output straight from its events, for ``replay --json``.
+"""Sichuan's quick fold: a hand settled straight from its events (``replay --json``, recording).
 
 The general fold (:mod:`mjledger.fold.hand`) builds the frozen values a hand is made of — a
 :class:`~mjledger.rules.values.Transfer` per payment, a kong's record, a win's context, the
 :class:`~mjledger.rules.state.HandState` — and the output then takes each apart again into
 JSON. Most Sichuan hands a backend logs are the same few events with asserted facts: void
 suits, discards, kongs, wins with their fan given, an empty wall with what each player still in
-holds. This fold settles such a hand in one loop over plain values and writes its output at
-once (rules.md, "Sichuan"). Every decision — what a kong collects, whether and how kong money
+holds. This fold settles such a hand in one loop over plain values, into the values its output
+and its stored closing are read off (:class:`~mjledger.rules.protocol.QuickHand`; rules.md,
+"Sichuan"). Every decision — what a kong collects, whether and how kong money
 passes, the order of the wall's checks, who deals next — is the one the rule set's hooks make,
 called from :mod:`mjledger.rules.sichuan.settle`: this module keeps only its loop over the
 events and the places where it hands a hand back.
@@ -35,7 +36,7 @@ from mjledger.log.events import (
     WallExhausted,
     WonOnDiscard,
 )
-from mjledger.rules.protocol import HandJson, Undecided, WallFacts
+from mjledger.rules.protocol import QuickHand, Undecided, WallFacts
 from mjledger.rules.sichuan import scoring, settle
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.rules.sichuan.wall import asserted
@@ -127,7 +128,7 @@ class QuickSichuan:
         streak: int,
         events: Iterator[tuple[int | None, Event]],
         drawn: list[tuple[int | None, Event]],
-    ) -> tuple[HandJson, str]:
+    ) -> QuickHand:
         """:meth:`mjledger.rules.protocol.QuickHands.fold`, for a Sichuan table."""
         seat = self._seat
         hand = _Hand(self._players)
@@ -164,18 +165,17 @@ class QuickSichuan:
                 raise Undecided
         else:  # the log ends in the hand: the general fold settles what the end closes
             raise Undecided
-        next_dealer = settle.next_dealer(dealer, hand.first_winners, hand.first_discarder)
-        return {
-            "number": number,
-            "dealer": dealer,
-            "dealer_streak": streak,
-            "round_wind": "east",
-            "outcome": "won" if hand.winners else "void",
-            "winners": hand.winners,
-            "transfers": hand.transfers,
-            "net": hand.net,
-            "next_dealer": next_dealer,
-        }, next_dealer
+        return QuickHand(
+            number,
+            dealer,
+            streak,
+            "east",
+            "won" if hand.winners else "void",
+            hand.winners,
+            hand.transfers,
+            hand.net,
+            settle.next_dealer(dealer, hand.first_winners, hand.first_discarder),
+        )
 
     def _close_run(self, hand: _Hand) -> None:
         """rules.md, "Kong money passing": the run of wins on one discard closes."""
