@@ -34,7 +34,13 @@ from eventsourcing.sqlite import (
 
 from mjledger.errors import StoreError
 from mjledger.store.events import HandClosed, HandCorrected, HandVoided
-from mjledger.store.integrity import HEAD_GENESIS, hand_message, head_message, head_step
+from mjledger.store.integrity import (
+    HEAD_GENESIS,
+    hand_message,
+    head_after,
+    head_message,
+    head_step,
+)
 from mjledger.store.records import TableRow, topic_of
 from mjledger.store.signing import Signer
 
@@ -133,8 +139,7 @@ def _moved(
     rows: int, digest: str, added: Sequence[TableRow], signer: Signer | None
 ) -> tuple[int, str, str | None]:
     """:func:`next_head` over rows already in the table's form."""
-    for stream, version, topic, state in added:
-        digest = head_step(digest, stream, version, topic, state)
+    digest = head_after(digest, added)
     rows += len(added)
     signature = signer.sign(head_message(rows, digest)) if signer is not None else None
     return rows, digest, signature

@@ -47,6 +47,7 @@ from mjledger.store.records import (
     now,
     seal,
     sealed_row,
+    sealed_rows,
     stored_form_of,
     topic_of,
 )
@@ -163,9 +164,7 @@ class CheckedLog:
             opening["rules"] = rules
             h_digest, row = sealed_row(m_digest, canonical_bytes(opening), recorded_at)
             batch = [(h_stream, 1, HAND_STARTED, row)]
-            for version, (topic, text) in enumerate(events, 2):
-                h_digest, row = sealed_row(h_digest, text, recorded_at)
-                batch.append((h_stream, version, topic, row))
+            h_digest = sealed_rows(h_digest, h_stream, 2, events, recorded_at, batch)
             if closing is not None:
                 closing["hand_digest"] = h_digest.decode("ascii")
                 m_version += 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import cache
 from types import UnionType
@@ -212,9 +212,31 @@ def sealed_row(previous: bytes, text: bytes, recorded_at: bytes) -> tuple[bytes,
     """The digest after ``previous`` and the row's state of an event whose stored form, in
     canonical JSON, is ``text``. In bytes (a digest is ASCII hex), so that recording a log
     chains its rows without encoding or decoding a string per row."""
-    digest = hashlib.sha256(previous + text).hexdigest().encode("ascii")
-    # The stored object is never empty (it has a "type"), so the metadata joins it as keys.
-    return digest, b'%s,"recorded_at":"%s","digest":"%s"}' % (text[:-1], recorded_at, digest)
+    rows: list[TableRow] = []
+    digest = sealed_rows(previous, "", 1, (("", text),), recorded_at, rows)
+    return digest, rows[0][3]
+
+
+def sealed_rows(
+    previous: bytes,
+    stream: str,
+    version: int,
+    events: Iterable[tuple[str, bytes]],
+    recorded_at: bytes,
+    out: list[TableRow],
+) -> bytes:
+    """:func:`sealed_row` of each of a stream's ``(topic, text)`` events in turn, from
+    ``version`` on, in one loop: each row appended to ``out`` in the table's form; the
+    digest after the last."""
+    sha256 = hashlib.sha256
+    append = out.append
+    for topic, text in events:
+        previous = sha256(previous + text).hexdigest().encode("ascii")
+        # The stored object is never empty (it has a "type"): the metadata joins it as keys.
+        state = b'%s,"recorded_at":"%s","digest":"%s"}' % (text[:-1], recorded_at, previous)
+        append((stream, version, topic, state))
+        version += 1
+    return previous
 
 
 def now() -> str:
