@@ -38,8 +38,13 @@ _TOPIC: Final = operator.itemgetter(2)  # a row's topic, in the table's form
 def write_log(ledger: LogTarget, log: CheckedLog, progress: Progress | None) -> RecordResult:
     """Record ``log`` (see :meth:`mjledger.store.application.Ledger.record_checked`)."""
     written = _Written()
-    for _ in range(log.hands + 3):
-        stored = _stored_records(ledger, log.match)
+    # First as if nothing of the match were stored (a new match, the common case): were its
+    # start stored, inserting the first row would lose as a race does, writing nothing, and
+    # the match is then read and compared. A query a log fewer (a log of a few hands).
+    stored: Stored | None = None
+    for attempt in range(log.hands + 4):
+        if attempt:
+            stored = _stored_records(ledger, log.match)
         try:
             _write_missing(ledger, log, stored, written, progress)
         except ConcurrencyError:
