@@ -41,17 +41,16 @@ def link(previous: str, row: dict[str, Any]) -> str:
 
 def head_step(previous: str, stream: str, version: int, topic: str, state: bytes) -> str:
     """The store head after one more row (docs/store.md, "The store head")."""
-    return head_after(previous, ((stream, version, topic, state),))
+    step = hashlib.sha256(f"{previous} {stream} {version} {topic}\n".encode())
+    step.update(state)  # the row's bytes hashed where they are, not copied after the prefix
+    return step.hexdigest()
 
 
 def head_after(previous: str, rows: Iterable[tuple[str, int, str, bytes]]) -> str:
     """The store head after ``rows`` (stream id in hex, version, topic, state), in commit
-    order: :func:`head_step` row by row, in one loop (a recording transaction's rows)."""
-    sha256 = hashlib.sha256
+    order: :func:`head_step` row by row (a recording transaction's rows)."""
     for stream, version, topic, state in rows:
-        step = sha256(f"{previous} {stream} {version} {topic}\n".encode())
-        step.update(state)  # the row's bytes hashed where they are, not copied after the prefix
-        previous = step.hexdigest()
+        previous = head_step(previous, stream, version, topic, state)
     return previous
 
 
