@@ -37,11 +37,11 @@ class BuildPyWithCatalogs(build_py):
         """The tables the package's own builder makes, from the source being packaged."""
         sys.path.insert(0, "src")
         try:
-            from mjledger.tiles import decompose, prebuilt
+            from mjledger.tiles import prebuilt, tables
         finally:
             sys.path.remove("src")
         target = Path(self.build_lib, "mjledger", "tiles", prebuilt.PACKAGED.name)
-        if not prebuilt.save(decompose.plain_tables(*decompose._built()), target):
+        if not prebuilt.save(tables.plain_tables(*tables.built()), target):
             raise OSError(f"cannot write {target}")
 
 

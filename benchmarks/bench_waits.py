@@ -23,7 +23,8 @@ from collections.abc import Callable, Sequence
 from mahjong.agari import Agari
 
 from mjledger.tiles import TILES
-from mjledger.tiles.decompose import SICHUAN, _tables, counts_of, waits, waits_from_counts
+from mjledger.tiles.decompose import SICHUAN, counts_of, waits, waits_from_counts
+from mjledger.tiles.tables import suit_splits
 
 Counts = list[int]
 WALL = tuple(i for i in range(27) for _ in range(4))
@@ -125,8 +126,7 @@ def main() -> None:
     print(f"CPU times (time.process_time), best of {args.repeat}; load {os.getloadavg()[0]:.2f}")
 
     start = time.perf_counter()
-    _tables()
-    suited, honours = _tables()
+    suited, honours = suit_splits()
     build = time.perf_counter() - start
     entries = sum(len(t.sets) + len(t.pair) for t in (suited, honours))
     print(f"table build: {build * 1000:.0f} ms, {entries} keys with a split")

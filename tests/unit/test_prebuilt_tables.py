@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from mjledger.tiles import decompose, prebuilt
+from mjledger.tiles import prebuilt, tables
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(scope="module")
 def built() -> object:
-    return decompose.plain_tables(*decompose._built())
+    return tables.plain_tables(*tables.built())
 
 
 def test_the_tables_in_use_are_the_builders(built: object) -> None:
     """Whatever this process read (the package's file, the cache, or a fresh build)."""
-    assert decompose.plain_tables(*decompose._stored()) == built
+    assert tables.plain_tables(*tables.stored()) == built
 
 
 def test_tables_written_and_read_back_equal_the_builders(built: object, tmp_path: Path) -> None:
@@ -28,10 +28,11 @@ def test_tables_written_and_read_back_equal_the_builders(built: object, tmp_path
 
 
 def test_the_cache_directory_is_the_users(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    name = f"wait_tables-{prebuilt.digest()[:16].decode()}.bin"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert prebuilt.cache_file() == tmp_path / "mjledger" / "wait_tables.bin"
+    assert prebuilt.cache_file() == tmp_path / "mjledger" / name
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert prebuilt.cache_file() == Path.home() / ".cache" / "mjledger" / "wait_tables.bin"
+    assert prebuilt.cache_file() == Path.home() / ".cache" / "mjledger" / name
 
 
 def test_a_file_from_another_builder_or_cut_short_is_ignored(built: object) -> None:

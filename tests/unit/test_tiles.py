@@ -58,6 +58,32 @@ def test_tiles_sort_in_count_vector_order() -> None:
     assert sorted(TILES) == list(TILES)
 
 
+@given(st.sampled_from(TILES), st.sampled_from(TILES))
+def test_tiles_compare_as_their_suit_and_rank(a: Tile, b: Tile) -> None:
+    """Ordering by the slot is ordering by (suit, rank), for new values as for the 34."""
+    fresh_a, fresh_b = Tile(a.suit, a.rank), Tile(b.suit, b.rank)
+    key_a, key_b = (a.suit, a.rank), (b.suit, b.rank)
+    assert (fresh_a < fresh_b, fresh_a <= fresh_b) == (key_a < key_b, key_a <= key_b)
+    assert (fresh_a > fresh_b, fresh_a >= fresh_b) == (key_a > key_b, key_a >= key_b)
+    assert (fresh_a == b) == (key_a == key_b)
+    if key_a == key_b:
+        assert hash(fresh_a) == hash(b)
+    assert fresh_a.index == a.index
+
+
+@given(tiles_st)
+def test_parsing_hands_out_the_34_tiles(tiles: list[Tile]) -> None:
+    parsed = parse_tiles("".join(map(str, tiles)))
+    assert parsed == tuple(Tile(t.suit, t.rank) for t in tiles)
+    assert all(tile is TILES[tile.index] for tile in parsed)
+    assert all(Tile.parse(str(tile)) is TILES[tile.index] for tile in tiles)
+
+
+def test_tiles_do_not_order_against_other_values() -> None:
+    with pytest.raises(TypeError):
+        assert TILES[0] < ("m", 2)  # type: ignore[operator]
+
+
 @pytest.mark.parametrize(
     ("text", "quoted"),
     [

@@ -15,9 +15,9 @@ the tests and the oracle comparisons use them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
-from itertools import combinations_with_replacement, product
+from itertools import product
 from typing import Literal
 
 import attrs
@@ -25,6 +25,7 @@ import attrs
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
+from mjledger.tiles.tables import Split, suit_splits, wait_info
 
 __all__ = [
     "HONGKONG",
@@ -84,176 +85,6 @@ class Arrangement:
 
 
 # ---------------------------------------------------------------------------------------
-# Per-suit tables
-
-# A suit's counts, as the tuple that keys the tables (a tuple of nine small ints hashes in C,
-# which is what makes a lookup cheaper than packing the counts into one int in Python).
-_Key = tuple[int, ...]
-# A set inside one suit: (is_chow, lowest rank 0-8).
-_Set = tuple[bool, int]
-_Split = tuple[_Set, ...]
-
-
-@attrs.frozen
-class _SuitTable:
-    sets: dict[_Key, tuple[_Split, ...]]  # every split into sets only
-    pair: dict[_Key, tuple[tuple[int, _Split], ...]]  # every split into (pair rank, sets)
-    wait_sets: dict[_Key, int]  # one short -> bitmask of ranks completing it into sets
-    wait_pair: dict[_Key, int]  # one short -> bitmask of ranks completing it into sets + pair
-
-
-def _build(ranks: int, chows: bool) -> _SuitTable:
-    """Generate every split of up to four sets (and at most one pair) within four copies.
-
-    Generating from the sets, rather than searching each count vector, visits each split once;
-    the waits follow by taking one tile back out of every complete key.
-    """
-    kinds: list[_Set] = [(False, r) for r in range(ranks)]
-    if chows:
-        kinds += [(True, r) for r in range(ranks - 2)]
-    sets_lists: dict[_Key, list[_Split]] = {}
-    pair_lists: dict[_Key, list[tuple[int, _Split]]] = {}
-    for size in range(5):
-        for split in combinations_with_replacement(kinds, size):
-            counts = [0] * ranks
-            for is_chow, low in split:
-                if is_chow:
-                    counts[low] += 1
-                    counts[low + 1] += 1
-                    counts[low + 2] += 1
-                else:
-                    counts[low] += 3
-            if max(counts, default=0) > 4:
-                continue
-            sets_lists.setdefault(tuple(counts), []).append(split)
-            for pair in range(ranks):
-                if counts[pair] <= 2:
-                    counts[pair] += 2
-                    pair_lists.setdefault(tuple(counts), []).append((pair, split))
-                    counts[pair] -= 2
-    wait_sets: dict[_Key, int] = {}
-    wait_pair: dict[_Key, int] = {}
-    for source, target in ((sets_lists, wait_sets), (pair_lists, wait_pair)):
-        for key in source:
-            for rank in range(ranks):
-                if key[rank]:
-                    short = (*key[:rank], key[rank] - 1, *key[rank + 1 :])
-                    target[short] = target.get(short, 0) | (1 << rank)
-    return _SuitTable(
-        sets={k: tuple(v) for k, v in sets_lists.items()},
-        pair={k: tuple(v) for k, v in pair_lists.items()},
-        wait_sets=wait_sets,
-        wait_pair=wait_pair,
-    )
-
-
-@cache
-def _tables() -> tuple[_SuitTable, _SuitTable]:
-    """The suited and honour tables: read back where they were built before (prebuilt.py),
-    else built on first use (about a second, with the wait information) and kept."""
-    return _stored()[0]
-
-
-def _built() -> tuple[tuple[_SuitTable, _SuitTable], _WaitInfo]:
-    """The builder: both tables and the wait information made from them."""
-    tables = _build(9, chows=True), _build(7, chows=False)
-    return tables, _fold_wait_info(tables)
-
-
-@cache
-def _stored() -> tuple[tuple[_SuitTable, _SuitTable], _WaitInfo]:
-    from mjledger.tiles import prebuilt
-
-    found = prebuilt.load()
-    if found is not None:
-        (suited, honours), info = found
-        return (_SuitTable(*suited), _SuitTable(*honours)), info
-    tables, info = _built()
-    prebuilt.save(plain_tables(tables, info))
-    return tables, info
-
-
-def plain_tables(tables: tuple[_SuitTable, _SuitTable], info: _WaitInfo) -> object:
-    """The tables as plain values (tuples, dicts, ints), as prebuilt.py keeps them."""
-    return tuple(attrs.astuple(t, recurse=False) for t in tables), info
-
-
-# What the wait search needs of one suit's key, in one lookup: its code (below); whether it
-# splits into sets and a pair; the ranks completing it into sets; the ranks completing it into
-# sets and a pair; the ranks it holds an odd number of times; whether it holds some rank three
-# or four times. A key absent from this table takes part in no standard-shape wait.
-_SuitInfo = tuple[int, bool, int, int, int, bool]
-
-# A key's kind: its count mod 3, except that a key of sets only is 0 and any other key whose
-# count is a multiple of three is 3 (it cannot stand beside the suit that takes the tile).
-_SETS, _ONE_SHORT_OF_PAIR, _ONE_SHORT_OF_SETS, _STUCK = 0, 1, 2, 3
-# A key's code is its kind plus, in the next two bits, how many ranks it holds an odd number of
-# times (0, 1, or 2 for more): seven pairs one tile short have exactly one such rank in all.
-_ODD_SHIFT = 2
-
-
-def _plan(code: int) -> tuple[int, int, int]:
-    """What the four suits' codes allow: where the missing tile of a standard hand can go —
-    one suit a tile short of sets and a pair with the rest sets (``first``, ``-1``), or two
-    suits a tile short of sets, either taking the tile while the other holds the pair
-    (``first``, ``second``), or nowhere (``-1``, ``-1``) — and which suit holds the one odd
-    rank of a seven-pairs wait (``-1`` if none can)."""
-    kinds = [code >> 4 * suit & 3 for suit in range(4)]
-    odds = [code >> 4 * suit + _ODD_SHIFT & 3 for suit in range(4)]
-    first = second = -1
-    if kinds.count(_ONE_SHORT_OF_PAIR) == 1 and kinds.count(_SETS) == 3:
-        first = kinds.index(_ONE_SHORT_OF_PAIR)
-    elif kinds.count(_ONE_SHORT_OF_SETS) == 2 and kinds.count(_SETS) == 2:
-        first = kinds.index(_ONE_SHORT_OF_SETS)
-        second = kinds.index(_ONE_SHORT_OF_SETS, first + 1)
-    odd_suit = odds.index(1) if sorted(odds) == [0, 0, 0, 1] else -1
-    return first, second, odd_suit
-
-
-_Plans = tuple[tuple[int, int, int], ...]
-
-
-_WaitInfo = tuple[
-    dict[_Key, _SuitInfo],
-    dict[_Key, _SuitInfo],
-    dict[_Key, _SuitInfo],
-    dict[_Key, _SuitInfo],
-    _Plans,
-]
-
-
-@cache
-def _wait_info() -> _WaitInfo:
-    """:func:`_fold_wait_info` of the tables, as :func:`_tables` keeps them."""
-    return _stored()[1]
-
-
-def _fold_wait_info(tables: tuple[_SuitTable, _SuitTable]) -> _WaitInfo:
-    """Per suit position (m, p, s, z): every key the tables know, folded into one value, so the
-    hot path makes one dictionary lookup per suit instead of up to four; and the plan of every
-    combination of the four suits' codes, indexed by ``m | p << 4 | s << 8 | z << 12``."""
-    infos = []
-    for table in tables:
-        keys = set(table.sets) | set(table.pair) | set(table.wait_sets) | set(table.wait_pair)
-        infos.append(
-            {
-                key: (
-                    (_SETS if key in table.sets else sum(key) % 3 or _STUCK)
-                    | min(2, sum(count % 2 for count in key)) << _ODD_SHIFT,
-                    key in table.pair,
-                    table.wait_sets.get(key, 0),
-                    table.wait_pair.get(key, 0),
-                    sum(1 << rank for rank, count in enumerate(key) if count % 2),
-                    max(key) >= 3,
-                )
-                for key in keys
-            }
-        )
-    suited, honours = infos
-    return suited, suited, suited, honours, tuple(_plan(code) for code in range(1 << 16))
-
-
-# ---------------------------------------------------------------------------------------
 # Count vectors
 
 _ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
@@ -265,11 +96,14 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     counts = [0] * 34
     for tile in tiles:
         counts[tile.index] += 1
-    _check_copies(counts)
+    if max(counts) > 4:
+        _check_copies(counts)
     return counts
 
 
 def _check_copies(counts: Sequence[int]) -> None:
+    if max(counts) <= 4:  # the common case, in C
+        return
     for index, count in enumerate(counts):
         if count > 4:
             raise TileError(f"{count} copies of {TILES[index]}: there are only four of each tile")
@@ -306,7 +140,7 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
     returned (no table key holds five); the caller removes tiles completed to four by melds.
     This is the hot path the benchmark measures, so it works on bare ints and tuples, inline.
     """
-    m, p, s, z, plans = _wait_info()
+    m, p, s, z, plans = wait_info()
     held = tuple(counts)  # slices of a tuple are the keys themselves, with no copy between
     a = m.get(held[0:9])
     b = p.get(held[9:18])
@@ -384,11 +218,20 @@ def waits(
     tiles = tuple(concealed_tiles)
     _check_size(len(tiles), melds, complete=False)
     counts = counts_of(tiles)
-    held = _meld_counts(melds)
-    total = [c + h for c, h in zip(counts, held, strict=True)]
-    _check_copies(total)
     mask = waits_from_counts(counts, len(melds), shapes)
-    return tuple(TILES[i] for i in range(34) if mask >> i & 1 and total[i] < 4)
+    if not melds:
+        return tuple(TILES[i] for i in _slots(mask) if counts[i] < 4)
+    total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
+    _check_copies(total)
+    return tuple(TILES[i] for i in _slots(mask) if total[i] < 4)
+
+
+def _slots(mask: int) -> Iterator[int]:
+    """The slots set in a 34-slot bitmask, lowest first (a hand waits on a few at most)."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def is_ready(
@@ -446,8 +289,8 @@ def _is_orphans(counts: Sequence[int]) -> bool:
 
 
 def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
-    suited, honours = _tables()
-    per_suit: list[list[tuple[int | None, _Split]]] = []
+    suited, honours = suit_splits()
+    per_suit: list[list[tuple[int | None, Split]]] = []
     pair_suits = 0
     for suit in range(4):
         table = suited if suit < 3 else honours
@@ -488,6 +331,6 @@ def _set_meld(index: int, is_chow: bool) -> Meld:
     return Meld("pung", (tile, tile, tile))
 
 
-def _meld_order(meld: Meld) -> tuple[Tile, bool]:
+def _meld_order(meld: Meld) -> tuple[int, bool]:
     """Lowest tile first, a pung before a chow starting on the same tile."""
-    return meld.first, meld.kind == "chow"
+    return meld.tiles[0].index, meld.kind == "chow"

@@ -53,16 +53,50 @@ def _check_rank(instance: Tile, _attribute: object, rank: int) -> None:
         raise TileError(f"no tile {rank}{instance.suit}: ranks run 1-{top} in suit {instance.suit}")
 
 
-@attrs.frozen(order=True, repr=False)
+@attrs.frozen(repr=False)
 class Tile:
-    """One tile; equal tiles are interchangeable, so a value object is all a hand needs."""
+    """One tile; equal tiles are interchangeable, so a value object is all a hand needs.
+
+    ``index`` (its slot in a 34-slot count vector) is kept on the value, not computed: the
+    decomposer reads it for every tile of every hand. Tiles order by it, which is the order
+    of ``(suit, rank)`` since the suits' letters run m, p, s, z; comparing one int is what
+    sorting a hand costs. :func:`parse_tiles` hands out the 34 values of :data:`TILES`
+    rather than making new ones.
+    """
 
     suit: str = attrs.field(validator=_check_suit)
     rank: int = attrs.field(validator=_check_rank)
+    index: int = attrs.field(init=False, eq=False, order=False, hash=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "index", SUITS.index(self.suit) * 9 + self.rank - 1)
+
+    def __lt__(self, other: object) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.index < other.index
+
+    def __le__(self, other: object) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.index <= other.index
+
+    def __gt__(self, other: object) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.index > other.index
+
+    def __ge__(self, other: object) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.index >= other.index
 
     @classmethod
     def parse(cls, text: str) -> Tile:
         """Read one tile such as ``"5m"`` or ``"7z"``."""
+        tile = _BY_TEXT.get(text)
+        if tile is not None:
+            return tile
         tiles = parse_tiles(text)
         if len(tiles) != 1:
             raise TileError(f"expected one tile, got {text!r}")
@@ -74,11 +108,6 @@ class Tile:
         if not 0 <= index < 34:
             raise TileError(f"no tile at index {index}: indices run 0-33")
         return TILES[index]
-
-    @property
-    def index(self) -> int:
-        """This tile's slot in a 34-slot count vector (``1m`` is 0, ``7z`` is 33)."""
-        return SUITS.index(self.suit) * 9 + self.rank - 1
 
     @property
     def is_honour(self) -> bool:
@@ -100,6 +129,13 @@ TILES: tuple[Tile, ...] = tuple(
     Tile(suit, rank) for suit in "mps" for rank in range(1, 10)
 ) + tuple(Tile("z", rank) for rank in range(1, 8))
 
+# The tiles by suit letter and rank digit, and by their two-character notation: parsing hands
+# out these values (equal to new ones, and already made).
+_BY_DIGIT: dict[str, dict[str, Tile]] = {
+    suit: {str(t.rank): t for t in TILES if t.suit == suit} for suit in SUITS
+}
+_BY_TEXT: dict[str, Tile] = {str(t): t for t in TILES}
+
 
 def parse_tiles(text: str) -> tuple[Tile, ...]:
     """Read compact notation (``"123m456p11z"``), keeping the written order.
@@ -116,19 +152,26 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
                 break
             raise TileError(f"bad tile notation {text!r}: cannot read {text[pos:]!r}")
         digits, suit = match.groups()
-        if suit not in SUITS:
+        ranks = _BY_DIGIT.get(suit)
+        if ranks is None:
             raise TileError(
                 f"bad tile notation {text!r}: unknown suit {suit!r} in {match.group(0).strip()!r}"
             )
         for digit in digits:
-            try:
-                tiles.append(Tile(suit, int(digit)))
-            except TileError as error:
-                raise TileError(f"bad tile notation {text!r}: {error}") from None
+            tile = ranks.get(digit)
+            tiles.append(_bad_rank(text, suit, digit) if tile is None else tile)
         pos = match.end()
     if not tiles:
         raise TileError(f"bad tile notation {text!r}: no tiles")
     return tuple(tiles)
+
+
+def _bad_rank(text: str, suit: str, digit: str) -> Tile:
+    """The tile a digit names in a suit that has no such rank: raises the value's own error."""
+    try:
+        return Tile(suit, int(digit))
+    except TileError as error:
+        raise TileError(f"bad tile notation {text!r}: {error}") from None
 
 
 def format_tiles(tiles: Iterable[Tile]) -> str:

@@ -1,12 +1,12 @@
 """The wait tables, built once and read back: shipped with the package, or in the user's cache.
 
-Building the tables (:mod:`.decompose`: every split of a suit, every wait, the plan of every
+Building the tables (:mod:`.tables`: every split of a suit, every wait, the plan of every
 combination of four suits) costs about a second of CPU, which every process that reads tiles
 paid before its first hand. A wheel ships them built (``setup.py`` writes ``wait_tables.bin``
 next to this module at build time); an install without them (an editable one) builds them
 once and keeps them in ``$XDG_CACHE_HOME/mjledger`` (else ``~/.cache/mjledger``); where
 neither can be read or written (a read-only install and home), they are built in memory, as
-before. A file is used only if it was written from this very ``decompose.py`` (its digest
+before. A file is used only if it was written from this very ``tables.py`` (its digest
 heads the file) by this marshal format; anything else is ignored, never trusted. A test
 checks that what is read back equals what the builder makes.
 """
@@ -27,14 +27,16 @@ _MAGIC: Final = b"mjledger wait tables\n"
 def digest() -> bytes:
     """What a tables file must have been written from: the builder's source and marshal's
     format version."""
-    source = Path(__file__).with_name("decompose.py").read_bytes()
+    source = Path(__file__).with_name("tables.py").read_bytes()
     return hashlib.sha256(source + b"marshal %d" % marshal.version).hexdigest().encode()
 
 
 def cache_file() -> Path:
-    """The tables' file in the user's cache directory (XDG)."""
+    """The tables' file in the user's cache directory (XDG), named after the builder that
+    writes it: installs of different versions side by side each keep their own, instead of
+    each rebuilding and overwriting the other's on every run."""
     root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root, "mjledger", "wait_tables.bin")
+    return Path(root, "mjledger", f"wait_tables-{digest()[:16].decode()}.bin")
 
 
 def dumps(tables: Any) -> bytes:

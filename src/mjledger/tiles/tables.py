@@ -1,0 +1,204 @@
+"""The per-suit tables the decomposer reads: every split of a suit's counts, and the waits
+folded per key, built once by :func:`built` and read back through :mod:`.prebuilt`.
+
+A suit's part of a hand is nine counts (seven for honours), and that tuple is its key. The
+builder generates every way up to four sets and at most one pair can lie in one suit: that
+gives for each key its splits into sets only and into sets plus the pair, and, by taking one
+tile back out, which ranks would complete a key one tile short. This module is the builder
+whose source names a tables file (:func:`.prebuilt.digest`): change it and every stored
+table is rebuilt.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import combinations_with_replacement
+from typing import Any, TypeVar
+
+import attrs
+
+_T = TypeVar("_T")
+
+# A suit's counts, as the tuple that keys the tables (a tuple of nine small ints hashes in C,
+# which is what makes a lookup cheaper than packing the counts into one int in Python).
+Key = tuple[int, ...]
+# A set inside one suit: (is_chow, lowest rank 0-8).
+_Set = tuple[bool, int]
+Split = tuple[_Set, ...]
+
+
+@attrs.frozen
+class SuitTable:
+    sets: dict[Key, tuple[Split, ...]]  # every split into sets only
+    pair: dict[Key, tuple[tuple[int, Split], ...]]  # every split into (pair rank, sets)
+    wait_sets: dict[Key, int]  # one short -> bitmask of ranks completing it into sets
+    wait_pair: dict[Key, int]  # one short -> bitmask of ranks completing it into sets + pair
+
+
+@attrs.frozen
+class SuitSplits:
+    """What arrangements read of a suit's table (the waits are folded into :data:`WaitInfo`,
+    so only the builder keeps them apart, and the file does not carry them twice)."""
+
+    sets: dict[Key, tuple[Split, ...]]
+    pair: dict[Key, tuple[tuple[int, Split], ...]]
+
+
+def _build(ranks: int, chows: bool) -> SuitTable:
+    """Generate every split of up to four sets (and at most one pair) within four copies.
+
+    Generating from the sets, rather than searching each count vector, visits each split once;
+    the waits follow by taking one tile back out of every complete key.
+    """
+    kinds: list[_Set] = [(False, r) for r in range(ranks)]
+    if chows:
+        kinds += [(True, r) for r in range(ranks - 2)]
+    sets_lists: dict[Key, list[Split]] = {}
+    pair_lists: dict[Key, list[tuple[int, Split]]] = {}
+    for size in range(5):
+        for split in combinations_with_replacement(kinds, size):
+            counts = [0] * ranks
+            for is_chow, low in split:
+                if is_chow:
+                    counts[low] += 1
+                    counts[low + 1] += 1
+                    counts[low + 2] += 1
+                else:
+                    counts[low] += 3
+            if max(counts, default=0) > 4:
+                continue
+            sets_lists.setdefault(tuple(counts), []).append(split)
+            for pair in range(ranks):
+                if counts[pair] <= 2:
+                    counts[pair] += 2
+                    pair_lists.setdefault(tuple(counts), []).append((pair, split))
+                    counts[pair] -= 2
+    wait_sets: dict[Key, int] = {}
+    wait_pair: dict[Key, int] = {}
+    for source, target in ((sets_lists, wait_sets), (pair_lists, wait_pair)):
+        for key in source:
+            for rank in range(ranks):
+                if key[rank]:
+                    short = (*key[:rank], key[rank] - 1, *key[rank + 1 :])
+                    target[short] = target.get(short, 0) | (1 << rank)
+    return SuitTable(
+        sets={k: tuple(v) for k, v in sets_lists.items()},
+        pair={k: tuple(v) for k, v in pair_lists.items()},
+        wait_sets=wait_sets,
+        wait_pair=wait_pair,
+    )
+
+
+@cache
+def suit_splits() -> tuple[SuitSplits, SuitSplits]:
+    """The suited and honour splits: read back where they were built before (prebuilt.py),
+    else built on first use (about a second, with the wait information) and kept."""
+    return stored()[0]
+
+
+def built() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
+    """The builder: both suits' splits and the wait information made from their tables."""
+    tables = _build(9, chows=True), _build(7, chows=False)
+    splits = tuple(SuitSplits(table.sets, table.pair) for table in tables)
+    return (splits[0], splits[1]), _fold_wait_info(tables)
+
+
+@cache
+def stored() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
+    from mjledger.tiles import prebuilt
+
+    found = prebuilt.load()
+    if found is not None:
+        (suited, honours), info = found
+        return (SuitSplits(*suited), SuitSplits(*honours)), info
+    tables, info = built()
+    prebuilt.save(plain_tables(tables, info))
+    return tables, info
+
+
+def plain_tables(tables: tuple[SuitSplits, SuitSplits], info: WaitInfo) -> object:
+    """The tables as plain values (tuples, dicts, ints), as prebuilt.py keeps them."""
+    return tuple(attrs.astuple(t, recurse=False) for t in tables), info
+
+
+# What the wait search needs of one suit's key, in one lookup: its code (below); whether it
+# splits into sets and a pair; the ranks completing it into sets; the ranks completing it into
+# sets and a pair; the ranks it holds an odd number of times; whether it holds some rank three
+# or four times. A key absent from this table takes part in no standard-shape wait.
+SuitInfo = tuple[int, bool, int, int, int, bool]
+
+# A key's kind: its count mod 3, except that a key of sets only is 0 and any other key whose
+# count is a multiple of three is 3 (it cannot stand beside the suit that takes the tile).
+_SETS, _ONE_SHORT_OF_PAIR, _ONE_SHORT_OF_SETS, _STUCK = 0, 1, 2, 3
+# A key's code is its kind plus, in the next two bits, how many ranks it holds an odd number of
+# times (0, 1, or 2 for more): seven pairs one tile short have exactly one such rank in all.
+_ODD_SHIFT = 2
+
+
+def _plan(code: int) -> tuple[int, int, int]:
+    """What the four suits' codes allow: where the missing tile of a standard hand can go —
+    one suit a tile short of sets and a pair with the rest sets (``first``, ``-1``), or two
+    suits a tile short of sets, either taking the tile while the other holds the pair
+    (``first``, ``second``), or nowhere (``-1``, ``-1``) — and which suit holds the one odd
+    rank of a seven-pairs wait (``-1`` if none can)."""
+    kinds = [code >> 4 * suit & 3 for suit in range(4)]
+    odds = [code >> 4 * suit + _ODD_SHIFT & 3 for suit in range(4)]
+    first = second = -1
+    if kinds.count(_ONE_SHORT_OF_PAIR) == 1 and kinds.count(_SETS) == 3:
+        first = kinds.index(_ONE_SHORT_OF_PAIR)
+    elif kinds.count(_ONE_SHORT_OF_SETS) == 2 and kinds.count(_SETS) == 2:
+        first = kinds.index(_ONE_SHORT_OF_SETS)
+        second = kinds.index(_ONE_SHORT_OF_SETS, first + 1)
+    odd_suit = odds.index(1) if sorted(odds) == [0, 0, 0, 1] else -1
+    return first, second, odd_suit
+
+
+Plans = tuple[tuple[int, int, int], ...]
+
+
+WaitInfo = tuple[
+    dict[Key, SuitInfo],
+    dict[Key, SuitInfo],
+    dict[Key, SuitInfo],
+    dict[Key, SuitInfo],
+    Plans,
+]
+
+
+@cache
+def wait_info() -> WaitInfo:
+    """:func:`_fold_wait_info` of the tables, as :func:`suit_splits` keeps them."""
+    return stored()[1]
+
+
+def _fold_wait_info(tables: tuple[SuitTable, SuitTable]) -> WaitInfo:
+    """Per suit position (m, p, s, z): every key the tables know, folded into one value, so the
+    hot path makes one dictionary lookup per suit instead of up to four; and the plan of every
+    combination of the four suits' codes, indexed by ``m | p << 4 | s << 8 | z << 12``."""
+    # Equal values are kept as one object: the file then holds each once (marshal refers back
+    # to it), which is most of what reading the tables costs.
+    one: dict[Any, Any] = {}
+    infos = []
+    for table in tables:
+        keys = set(table.sets) | set(table.pair) | set(table.wait_sets) | set(table.wait_pair)
+        infos.append({key: _once(one, _suit_info(table, key)) for key in keys})
+    suited, honours = infos
+    plans = tuple(_once(one, _plan(code)) for code in range(1 << 16))
+    return suited, suited, suited, honours, plans
+
+
+def _once(one: dict[Any, Any], value: _T) -> _T:
+    """``value``, or the equal value met before."""
+    return one.setdefault(value, value)  # type: ignore[no-any-return]
+
+
+def _suit_info(table: SuitTable, key: Key) -> SuitInfo:
+    return (
+        (_SETS if key in table.sets else sum(key) % 3 or _STUCK)
+        | min(2, sum(count % 2 for count in key)) << _ODD_SHIFT,
+        key in table.pair,
+        table.wait_sets.get(key, 0),
+        table.wait_pair.get(key, 0),
+        sum(1 << rank for rank, count in enumerate(key) if count % 2),
+        max(key) >= 3,
+    )
