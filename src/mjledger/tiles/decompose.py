@@ -15,10 +15,10 @@ the tests and the oracle comparisons use them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from functools import cache
+from collections.abc import Iterable, Sequence
+from functools import cache, lru_cache
 from itertools import product
-from typing import Literal
+from typing import Final, Literal
 
 import attrs
 
@@ -96,13 +96,16 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     counts = [0] * 34
     for tile in tiles:
         counts[tile.index] += 1
-    if max(counts) > 4:
-        _check_copies(counts)
+    _check_copies(counts)
     return counts
 
 
+_AT_MOST_FOUR: Final = frozenset(range(5))
+_AT_MOST_THREE: Final = frozenset(range(4))
+
+
 def _check_copies(counts: Sequence[int]) -> None:
-    if max(counts) <= 4:  # the common case, in C
+    if _AT_MOST_FOUR.issuperset(counts):  # the common case, one scan in C
         return
     for index, count in enumerate(counts):
         if count > 4:
@@ -216,22 +219,24 @@ def waits(
     "ready". Whether a copy is still unseen does not matter.
     """
     tiles = tuple(concealed_tiles)
-    _check_size(len(tiles), melds, complete=False)
+    if len(tiles) != 13 - 3 * len(melds):
+        _check_size(len(tiles), melds, complete=False)
     counts = counts_of(tiles)
-    mask = waits_from_counts(counts, len(melds), shapes)
-    if not melds:
-        return tuple(TILES[i] for i in _slots(mask) if counts[i] < 4)
-    total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
-    _check_copies(total)
-    return tuple(TILES[i] for i in _slots(mask) if total[i] < 4)
+    total = counts
+    if melds:
+        total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
+        _check_copies(total)
+    found = _tiles_of(waits_from_counts(counts, len(melds), shapes))
+    if _AT_MOST_THREE.issuperset(total):
+        return found
+    return tuple(tile for tile in found if total[tile.index] < 4)  # four held: no wait
 
 
-def _slots(mask: int) -> Iterator[int]:
-    """The slots set in a 34-slot bitmask, lowest first (a hand waits on a few at most)."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+@lru_cache(maxsize=4096)
+def _tiles_of(mask: int) -> tuple[Tile, ...]:
+    """The tiles of the slots set in a 34-slot bitmask, in order (few masks recur: the
+    waits of a ready hand are a handful of tiles)."""
+    return tuple(TILES[i] for i in range(34) if mask >> i & 1)
 
 
 def is_ready(
