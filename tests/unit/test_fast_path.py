@@ -21,6 +21,7 @@ from mjledger.fold.replay import replay_events
 from mjledger.fold.stream import dumps_indented, replay_json_parts
 from mjledger.log import reader
 from mjledger.log.codec import parse_log, read_log_bytes
+from mjledger.log.events import MatchStarted
 from mjledger.log.fast import FastDecoder, fast_decoder
 from mjledger.log.reader import iter_log, parse_events, read_events
 from tests.helpers import Line, jsonl
@@ -65,14 +66,13 @@ def test_variant_logs_same_output_bytes(lines: list[Line], size: int) -> None:
 
 @given(legal_log_text(max_hands=3))
 def test_the_fast_path_decides_legal_logs(text: str) -> None:
-    """Not a fall back in disguise: every line without a backslash is decided in C, but for
-    house rules (left to the strict codec, which types them by the line's rule set)."""
+    """Not a fall back in disguise: every line without a backslash is decided in C, house
+    rules included (decoded as JSON, then read by the codec's own function)."""
     lines = [line.encode("utf-8") for line in text.split("\n") if line]
     decided = fast_decoder().decode_batch(lines)
     if b"\\" not in b"".join(lines):
         assert decided is not None
-        for line, event in zip(lines, decided, strict=True):
-            assert event is not None or b'"rules"' in line
+        assert all(event is not None for event in decided)
 
 
 @given(corrupted_log_texts(), st.integers(1, 200))
@@ -188,6 +188,43 @@ def test_each_field_at_its_edges_same_event_or_same_error(kind: str, data: st.Da
         fields["remaining"] = {"a": data.draw(EDGE_VALUES)}
     text = HEAD + json.dumps({"type": kind, **fields}) + "\n"
     assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
+
+
+RULES_EDGES = (
+    [None, 1, "base", [], {}, {"base": 2}, {"base": True}, {"base": 0}, {"base": 2**64},
+     {"base": 1.0}, {"base": -1}, {"fan_cap": 3, "base": 1}, {"nope": 1}, {"blood_flow": True},
+     {"kong_money_passing": "refund"}, {"kong_money_passing": "yes"}, {"seven_pairs": True},
+     {"limit": 13}, {"min_fan": 3}, {"base": {"a": 1}}, {"self_draw_bonus": "fan"}]
+)  # fmt: skip
+
+
+@given(
+    st.sampled_from(["match_started", "hand_started"]),
+    st.sampled_from(RULES_EDGES),
+    st.sampled_from([None, "sichuan", "hongkong"]),
+    st.sampled_from([None, {"a": 1, "b": 1, "c": 1, "d": 1}]),
+)
+def test_house_rules_same_event_or_same_error(
+    kind: str, rules: Any, ruleset: str | None, stakes: dict[str, int] | None
+) -> None:
+    fields: dict[str, Any] = dict(EVENT_LINES[kind])
+    if ruleset is not None:
+        fields["ruleset"] = ruleset
+    if stakes is not None:
+        fields["stakes"] = stakes
+    line = json.dumps({"type": kind, **fields, "rules": rules})
+    text = HEAD.replace("sichuan", ruleset or "sichuan") + line + "\n"
+    assert outcome(lambda: parse_events(text)) == outcome(lambda: parse_log(text))
+
+
+def test_house_rules_are_decided_by_the_fast_path() -> None:
+    line = b'{"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"], '
+    decided = fast_decoder().decode_batch([line + b'"rules": {"base": 2, "blood_flow": true}}'])
+    assert decided is not None
+    event = decided[0]
+    assert isinstance(event, MatchStarted)
+    assert event.rules is not None
+    assert (event.rules.base, event.rules.blood_flow) == (2, True)
 
 
 def test_a_field_only_the_strict_codec_types_leaves_the_line_to_it() -> None:

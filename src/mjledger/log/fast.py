@@ -20,8 +20,10 @@ What msgspec alone would get wrong, and how it is covered:
   a colon, or spell a lone surrogate) is read line by line by the strict codec.
 * deep nesting raises ``RecursionError`` (caught: the strict codec reads the batch);
   integers beyond 64 bits are refused by msgspec (the strict codec reads them);
-  fields whose type has no msgspec form (house rules) are read by the strict codec whenever
-  a line carries them; a rule set's name is checked as the strict codec checks it.
+  fields whose type has no other msgspec form are read by the strict codec whenever a line
+  carries them; house rules are decoded as plain JSON and read by the codec's own
+  :func:`~mjledger.log.codec.read_house_rules` (a refusal there sends the line to the strict
+  codec); a rule set's name is checked as the strict codec checks it.
 
 orjson is never used to decode: it turns integers beyond 64 bits into floats.
 """
@@ -53,7 +55,7 @@ import msgspec
 from mjledger import _checks as check
 from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
-from mjledger.log.codec import check_ruleset_name, decode_line
+from mjledger.log.codec import check_ruleset_name, decode_line, read_house_rules
 from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name
 
 UNSET: Final = msgspec.UNSET
@@ -193,7 +195,9 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
         if hints[a.name] in (RulesetName, RulesetName | None):
             validator = _known_ruleset  # the codec's check, as the strict path makes it
         try:
-            wire, convert = _wire_type(hints[a.name])
+            # House rules: decoded as the JSON they are, read by the codec's own function once
+            # the value is built (the builder's ``finish``).
+            wire, convert = (Any, None) if a.name == "rules" else _wire_type(hints[a.name])
             if isinstance(a.default, attrs.Factory) and a.default.takes_self:  # type: ignore[arg-type]
                 raise _UntranslatableError(a.default)
             if validator is not None and (enforced := _enforcing(validator, wire)) is not None:
@@ -213,7 +217,13 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     return fields, plans
 
 
-def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -> _Builder:
+def _builder(
+    cls: type,
+    plans: Sequence[_FieldPlan],
+    *,
+    trusted: bool = False,
+    finish: Callable[[Any], Any] | None = None,
+) -> _Builder:
     """Straight-line code that builds ``cls``'s value from a decoded struct as the class's own
     ``__init__`` does (each field set, the validators run, ``__attrs_post_init__``), minus the
     validators the struct's types already enforced — most of the time a line took to decode.
@@ -221,8 +231,8 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
     strict codec reads is present.
 
     ``trusted``: for values already validated when they were written (the ledger's own rows):
-    no validator runs, nor ``__attrs_post_init__``."""
-    scope: dict[str, Any] = {"cls": cls, "UNSET": UNSET, "new": object.__new__}
+    no validator runs, nor ``__attrs_post_init__``. ``finish``: the strict codec's last step."""
+    scope: dict[str, Any] = {"cls": cls, "UNSET": UNSET, "new": object.__new__, "finish": finish}
     scope["put"] = object.__setattr__
     refusals, sets, checks = [], [], []
     for i, p in enumerate(plans):
@@ -262,7 +272,8 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
             checks.append(f"    check{i}(o, attribute{i}, o.{name})")
     if not trusted and hasattr(cls, "__attrs_post_init__"):
         checks.append("    o.__attrs_post_init__()")
-    body = [*refusals, "    o = new(cls)", *sets, *checks, "    return o"]
+    done = "    return o" if finish is None else "    return finish(o)"
+    body = [*refusals, "    o = new(cls)", *sets, *checks, done]
     source = "def build(s):\n" + "\n".join(body) + "\n"
     build: _Builder = compile_function("build", source, scope, what=f"build of {cls.__qualname__}")
     return build
@@ -291,7 +302,8 @@ def _event_struct(
         kw_only=True,
         forbid_unknown_fields=True,
     )
-    return struct, _builder(cls, plans, trusted=trusted)
+    finish = read_house_rules if "rules" in attrs.fields_dict(cls) else None
+    return struct, _builder(cls, plans, trusted=trusted, finish=finish)
 
 
 def _as_tuple(get: Callable[[Any], Any], n: int) -> Callable[[Any], tuple[Any, ...]]:
