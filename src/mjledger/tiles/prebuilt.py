@@ -17,6 +17,7 @@ import hashlib
 import marshal
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -39,43 +40,54 @@ def cache_file() -> Path:
     return Path(root, "mjledger", f"wait_tables-{digest()[:16].decode()}.bin")
 
 
-def dumps(tables: Any) -> bytes:
-    return _MAGIC + digest() + b"\n" + marshal.dumps(tables)
+def dumps(parts: Sequence[Any]) -> bytes:
+    """The file of ``parts``, each read back alone (:func:`loads`): a log of wins only needs
+    the splits, never the wait information, and reading a part costs what it holds."""
+    blobs = [marshal.dumps(part) for part in parts]
+    sizes = b" ".join(b"%d" % len(blob) for blob in blobs)
+    return _MAGIC + digest() + b"\n" + sizes + b"\n" + b"".join(blobs)
 
 
-def loads(data: bytes) -> Any | None:
-    """The tables in ``data``, or None if they were not written from this builder."""
+def loads(data: bytes, part: int) -> Any | None:
+    """Part ``part`` of the tables in ``data``, or None if they were not written from this
+    builder (or are cut short)."""
     head = _MAGIC + digest() + b"\n"
     if not data.startswith(head):
         return None
+    end = data.find(b"\n", len(head))
     try:
-        return marshal.loads(memoryview(data)[len(head) :])  # no copy of 8 MB
-    except (EOFError, ValueError, TypeError):
+        sizes = [int(size) for size in data[len(head) : end].split(b" ")]
+        start = end + 1 + sum(sizes[:part])
+        if end < 0 or start + sizes[part] > len(data):
+            return None
+        return marshal.loads(memoryview(data)[start : start + sizes[part]])  # no copy
+    except (EOFError, ValueError, TypeError, IndexError):
         return None
 
 
-def load() -> Any | None:
-    """The tables shipped with the package, else those in the user's cache, else None."""
+def load(part: int) -> Any | None:
+    """Part ``part`` of the tables shipped with the package, else of those in the user's
+    cache, else None."""
     for path in (PACKAGED, cache_file()):
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        tables = loads(data)
+        tables = loads(data, part)
         if tables is not None:
             return tables
     return None
 
 
-def save(tables: Any, path: Path | None = None) -> bool:
-    """Keep ``tables`` in ``path`` (default: the user's cache), written whole or not at all
+def save(parts: Sequence[Any], path: Path | None = None) -> bool:
+    """Keep ``parts`` in ``path`` (default: the user's cache), written whole or not at all
     (a temporary file renamed); False where it cannot be written (the tables then live in
     memory only)."""
     target = cache_file() if path is None else path
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as out:
-            out.write(dumps(tables))
+            out.write(dumps(parts))
         os.replace(out.name, target)
     except OSError:
         return False

@@ -93,7 +93,21 @@ def _build(ranks: int, chows: bool) -> SuitTable:
 def suit_splits() -> tuple[SuitSplits, SuitSplits]:
     """The suited and honour splits: read back where they were built before (prebuilt.py),
     else built on first use (about a second, with the wait information) and kept."""
-    return stored()[0]
+    suited, honours = _stored_part(0)
+    return SuitSplits(*suited), SuitSplits(*honours)
+
+
+@cache
+def wait_info() -> WaitInfo:
+    """:func:`_fold_wait_info` of the tables, read back or built as :func:`suit_splits`;
+    read only by a process that asks for waits."""
+    info: WaitInfo = _stored_part(1)
+    return info
+
+
+def stored() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
+    """Both parts, as this process reads them."""
+    return suit_splits(), wait_info()
 
 
 def built() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
@@ -103,21 +117,20 @@ def built() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
     return (splits[0], splits[1]), _fold_wait_info(tables)
 
 
-@cache
-def stored() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
+def _stored_part(part: int) -> Any:
     from mjledger.tiles import prebuilt
 
-    found = prebuilt.load()
+    found = prebuilt.load(part)
     if found is not None:
-        (suited, honours), info = found
-        return (SuitSplits(*suited), SuitSplits(*honours)), info
-    tables, info = built()
-    prebuilt.save(plain_tables(tables, info))
-    return tables, info
+        return found
+    plain = plain_tables(*built())
+    prebuilt.save(plain)
+    return plain[part]
 
 
-def plain_tables(tables: tuple[SuitSplits, SuitSplits], info: WaitInfo) -> object:
-    """The tables as plain values (tuples, dicts, ints), as prebuilt.py keeps them."""
+def plain_tables(tables: tuple[SuitSplits, SuitSplits], info: WaitInfo) -> tuple[Any, Any]:
+    """The tables as plain values (tuples, dicts, ints), as prebuilt.py keeps them: the
+    splits, and the wait information."""
     return tuple(attrs.astuple(t, recurse=False) for t in tables), info
 
 
@@ -163,12 +176,6 @@ WaitInfo = tuple[
     dict[Key, SuitInfo],
     Plans,
 ]
-
-
-@cache
-def wait_info() -> WaitInfo:
-    """:func:`_fold_wait_info` of the tables, as :func:`suit_splits` keeps them."""
-    return stored()[1]
 
 
 def _fold_wait_info(tables: tuple[SuitTable, SuitTable]) -> WaitInfo:
