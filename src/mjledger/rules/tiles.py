@@ -9,15 +9,15 @@ refuses what no wall holds.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
+from typing import Final
 
 from mjledger.errors import TileError
 from mjledger.log.events import MeldRecord, SelfDrawn, WonOnDiscard
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.protocol import WinContext
 from mjledger.tiles.fan import FanResult
-from mjledger.tiles.notation import WINDS, Meld, Tile, format_tiles, parse_tiles
+from mjledger.tiles.notation import TILES, WINDS, Meld, Tile, format_tiles, parse_tiles
 
 
 def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
@@ -38,13 +38,19 @@ def tiles_of_line(tiles: str | None, winning: str | None, melds: tuple[Meld, ...
 
 def check_no_fifth_copy(tiles: Iterable[Tile]) -> None:
     """rules.md: a line that shows a tile more than four times is an error."""
-    counts = Counter(tiles)
-    over = sorted(t for t, n in counts.items() if n > 4)
-    if over:
-        raise TileError(
-            f"the line shows {format_tiles([over[0]])} {counts[over[0]]} times; "
-            "there are only four of each tile"
-        )
+    counts = [0] * 34
+    for tile in tiles:
+        counts[tile.index] += 1
+    if _AT_MOST_FOUR.issuperset(counts):
+        return
+    first = next(i for i, n in enumerate(counts) if n > 4)  # the lowest tile shown too often
+    raise TileError(
+        f"the line shows {format_tiles([TILES[first]])} {counts[first]} times; "
+        "there are only four of each tile"
+    )
+
+
+_AT_MOST_FOUR: Final = frozenset(range(5))
 
 
 def seat_wind(players: tuple[str, ...], dealer: str, player: str) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, cast
 
 import attrs
 
@@ -143,6 +144,13 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
     Spaces between groups are allowed. The error quotes the whole text and the part that
     could not be read, because the text usually comes from a log line a person must fix.
     """
+    return _parsed(text)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> tuple[Tile, ...]:
+    """:func:`parse_tiles`, kept for texts met again (a win's hand is read by the fold, the
+    check of copies and the evaluator; a pung's text recurs in every hand)."""
     tiles: list[Tile] = []
     pos = 0
     while pos < len(text):
@@ -237,7 +245,9 @@ class Meld:
         """A meld from its kind and compact notation, e.g. ``Meld.parse("pung", "555p")``."""
         if kind not in _MELD_KINDS:
             raise TileError(f"unknown meld kind {kind!r}: expected chow, pung or kong")
-        return cls(kind, parse_tiles(text), concealed)
+        if cls is not Meld:
+            return cls(kind, parse_tiles(text), concealed)
+        return _meld(kind, text, concealed)
 
     @property
     def first(self) -> Tile:
@@ -250,3 +260,10 @@ class Meld:
     def __repr__(self) -> str:
         extra = ", concealed=True" if self.concealed else ""
         return f"Meld.parse('{self.kind}', '{self}'{extra})"
+
+
+@lru_cache(maxsize=1024)
+def _meld(kind: str, text: str, concealed: bool) -> Meld:
+    """:meth:`Meld.parse` of a known kind, kept: melds are values, and the same few recur
+    in every hand."""
+    return Meld(cast(MeldKind, kind), parse_tiles(text), concealed)
