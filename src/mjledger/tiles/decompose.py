@@ -25,7 +25,7 @@ import attrs
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
-from mjledger.tiles.tables import Split, suit_splits, wait_info
+from mjledger.tiles.tables import Key, Split, suit_splits, wait_info
 
 __all__ = [
     "HONGKONG",
@@ -294,48 +294,59 @@ def _is_orphans(counts: Sequence[int]) -> bool:
 
 
 def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
-    suited, honours = suit_splits()
-    per_suit: list[list[tuple[int | None, Split]]] = []
+    held = tuple(counts)
+    readings: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
     pair_suits = 0
-    for suit in range(4):
-        table = suited if suit < 3 else honours
-        width = 9 if suit < 3 else 7
-        key = tuple(counts[9 * suit : 9 * suit + width])
-        size = sum(key)
-        if size % 3 == 0:
-            per_suit.append([(None, split) for split in table.sets.get(key, ())])
-        elif size % 3 == 2:
-            pair_suits += 1
-            per_suit.append([(pair, split) for pair, split in table.pair.get(key, ())])
-        else:
+    for base in (0, 9, 18, 27):
+        key = held[base : base + 9] if base < 27 else held[27:34]
+        if not any(key):
+            continue  # an empty suit reads one way: no sets
+        holds_pair, options = _suit_readings(base, key)
+        if not options:
             return []
-        if not per_suit[-1]:
-            return []
+        pair_suits += holds_pair
+        readings.append(options)
     if pair_suits != 1:
         return []
     result: list[tuple[tuple[Meld, ...], Tile]] = []
-    for choice in product(*per_suit):
-        sets: list[Meld] = []
-        pair_tile: Tile | None = None
-        for suit, (pair, split) in enumerate(choice):
-            base = 9 * suit
-            if pair is not None:
-                pair_tile = TILES[base + pair]
-            for is_chow, low in split:
-                sets.append(_set_meld(base + low, is_chow))
-        assert pair_tile is not None
-        result.append((tuple(sorted(sets, key=_meld_order)), pair_tile))
+    for choice in product(*readings):
+        codes: list[int] = []
+        pair = -1
+        for slot, sets in choice:
+            if slot >= 0:
+                pair = slot
+            codes += sets
+        codes.sort()  # lowest tile first, a pung before a chow starting on the same tile
+        result.append((tuple(map(_set_meld, codes)), TILES[pair]))
     return result
 
 
+@lru_cache(maxsize=8192)
+def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[tuple[int, tuple[int, ...]], ...]]:
+    """How the counts ``key`` of the suit at slot ``base`` split: whether the suit must hold
+    the pair, and each split (in the table's order) as the pair's slot (-1: none) and its
+    sets' codes (see :func:`_set_meld`). No split: an empty tuple."""
+    suited, honours = suit_splits()
+    table = suited if base < 27 else honours
+    size = sum(key)
+    if size % 3 == 0:
+        return False, tuple((-1, _codes(base, split)) for split in table.sets.get(key, ()))
+    if size % 3 == 2:
+        found = table.pair.get(key, ())
+        return True, tuple((base + pair, _codes(base, split)) for pair, split in found)
+    return False, ()
+
+
+def _codes(base: int, split: Split) -> tuple[int, ...]:
+    return tuple((base + low) * 2 + is_chow for is_chow, low in split)
+
+
 @cache
-def _set_meld(index: int, is_chow: bool) -> Meld:
+def _set_meld(code: int) -> Meld:
+    """The set a code names: its lowest tile's slot times two, plus one for a chow (so codes
+    sort as sets do)."""
+    index, is_chow = divmod(code, 2)
     tile = TILES[index]
     if is_chow:
         return Meld("chow", (tile, TILES[index + 1], TILES[index + 2]))
     return Meld("pung", (tile, tile, tile))
-
-
-def _meld_order(meld: Meld) -> tuple[int, bool]:
-    """Lowest tile first, a pung before a chow starting on the same tile."""
-    return meld.tiles[0].index, meld.kind == "chow"
