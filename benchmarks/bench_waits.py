@@ -24,7 +24,6 @@ from mahjong.agari import Agari
 
 from mjledger.tiles import TILES
 from mjledger.tiles.decompose import SICHUAN, counts_of, waits, waits_from_counts
-from mjledger.tiles.tables import suit_splits
 
 Counts = list[int]
 WALL = tuple(i for i in range(27) for _ in range(4))
@@ -126,6 +125,8 @@ def main() -> None:
     print(f"CPU times (time.process_time), best of {args.repeat}; load {os.getloadavg()[0]:.2f}")
 
     start = time.perf_counter()
+    from mjledger.tiles.tables import suit_splits
+
     suited, honours = suit_splits()
     build = time.perf_counter() - start
     entries = sum(len(t.sets) + len(t.pair) for t in (suited, honours))

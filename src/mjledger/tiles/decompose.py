@@ -221,14 +221,17 @@ def waits(
     tiles = tuple(concealed_tiles)
     if len(tiles) != 13 - 3 * len(melds):
         _check_size(len(tiles), melds, complete=False)
-    counts = counts_of(tiles)
+    counts = [0] * 34
+    for tile in tiles:
+        counts[tile.index] += 1
+    if not melds and _AT_MOST_THREE.issuperset(counts):  # the common case, one scan in C:
+        return _tiles_of(waits_from_counts(counts, 0, shapes))  # no fifth copy, no four held
+    _check_copies(counts)
     total = counts
     if melds:
         total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
         _check_copies(total)
     found = _tiles_of(waits_from_counts(counts, len(melds), shapes))
-    if _AT_MOST_THREE.issuperset(total):
-        return found
     return tuple(tile for tile in found if total[tile.index] < 4)  # four held: no wait
 
 
