@@ -264,7 +264,8 @@ def arrangements(
     hand = tuple(tiles)
     _check_size(len(hand), melds, complete=True)
     counts = counts_of(hand)
-    _check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
+    if melds:
+        _check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
     melds = tuple(melds)
     found = [Arrangement("standard", melds, sets, (pair,)) for sets, pair in _standard(counts)]
     if not melds:

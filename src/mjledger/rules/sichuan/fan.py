@@ -16,7 +16,7 @@ from mjledger.rules.protocol import NO_CONTEXT, WinContext
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.tiles.decompose import SICHUAN, Arrangement, arrangements, counts_of, waits
 from mjledger.tiles.fan import FanResult, PatternRow, WallStatus, pattern_row, score_patterns
-from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
+from mjledger.tiles.notation import Meld, Tile, format_tiles
 
 __all__ = ["SICHUAN_TABLE", "evaluate_sichuan_wall", "evaluate_sichuan_win"]
 
@@ -125,10 +125,11 @@ def _best(
     options: SichuanRules,
     situational: dict[str, bool],
 ) -> FanResult | None:
-    counts = counts_of([*hand, *(t for m in melds for t in m.tiles)])
+    everything = [*hand, *(t for m in melds for t in m.tiles)]
+    counts = counts_of(everything)
     concealed = counts_of(hand)
-    one_suit = len({t.suit for i, t in enumerate(TILES) if counts[i]}) == 1
-    roots = sum(1 for c in counts if c == 4)
+    one_suit = len({t.suit for t in everything}) == 1
+    roots = counts.count(4)
     best: FanResult | None = None
     for arrangement in arrangements(hand, melds, SICHUAN):
         detected = _detect(arrangement, concealed, options)
