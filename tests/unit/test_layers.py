@@ -227,6 +227,23 @@ def test_help_loads_no_library_framework_or_rule_set() -> None:
     assert _loaded_by(["--help"], (*heavy, *frameworks, "importlib.metadata")) == []
 
 
+def test_help_imports_no_commands_module() -> None:
+    """``mjledger --help`` lists the commands from their table (cli/commands.py) and imports
+    none of the modules that define them: the group, its exit statuses and what they use."""
+    assert _loaded_by(["--help"], ("mjledger",)) == [
+        "mjledger",
+        "mjledger._gc",
+        "mjledger._text",
+        "mjledger.cli",
+        "mjledger.cli.commands",
+        "mjledger.cli.exits",
+        "mjledger.cli.main",
+        "mjledger.cli.shell",
+        "mjledger.cli.spool",
+        "mjledger.errors",
+    ]
+
+
 def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins() -> None:
     """``replay --json`` of a built-in rule set's log: no store, no eventsourcing, no rich,
     and no scan of the installed packages for plugins' entry points."""

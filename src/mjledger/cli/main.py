@@ -8,25 +8,24 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 import click
 
 from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
-from mjledger.cli.disputes import add_commands
-from mjledger.cli.evaluate import evaluate
+from mjledger.cli.commands import command
 from mjledger.cli.exits import MjledgerGroup, json_option
-from mjledger.cli.shell import F, print_json, refusals, store_option
-from mjledger.cli.simulate import add_demo, simulate
+from mjledger.cli.shell import key_option, print_json, refusals, store_option
 from mjledger.cli.spool import seekable, temporary_problem, temporary_space
-from mjledger.cli.standings import matches_command, scores_command, streaks_command
 from mjledger.errors import MjledgerError
 
 # What a command needs is imported when it runs, not here: ``mjledger --help`` and
-# ``replay`` never load the store (eventsourcing, cattrs), rich or the folds they do not use.
+# ``replay`` never load the store (eventsourcing, cattrs), rich or the folds they do not use;
+# the commands defined in other modules are imported when they are asked for (cli/commands).
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mjledger.log.events import Event
     from mjledger.store.application import Ledger
 
@@ -65,7 +64,7 @@ def main(ctx: click.Context, debug: bool, verify: bool) -> None:
     ctx.obj = {"verify": verify}
 
 
-@main.command("replay")
+@command("replay")
 @click.argument("log", type=click.File("rb"))
 @json_option(help="Print the contract's JSON output.")
 @refusals
@@ -148,7 +147,7 @@ def copy_out(spool: IO[bytes]) -> None:
     out.flush()
 
 
-@main.command("schema")
+@command("schema")
 @refusals
 def schema_command() -> None:
     """Print the JSON Schema of the log format (one line of a log)."""
@@ -180,12 +179,7 @@ def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
         yield step
 
 
-def key_option(flag: str, help: str) -> Callable[[F], F]:
-    """An option naming a key file (``keygen`` writes them)."""
-    return click.option(flag, type=click.Path(dir_okay=False, path_type=Path), help=help)
-
-
-@main.command("record")
+@command("record")
 @click.argument("log", type=click.File("rb"))
 @store_option
 @key_option(
@@ -251,7 +245,7 @@ def record_command(
     click.echo(escaped(done))
 
 
-@main.command("history")
+@command("history")
 @click.argument("match")
 @store_option
 @json_option(help="Print JSON.")
@@ -284,7 +278,7 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
         console.print(f"bust: {player} (hand {number})", markup=False)
 
 
-@main.command("hand")
+@command("hand")
 @click.argument("match")
 @click.argument("number", type=click.IntRange(min=1))
 @store_option
@@ -312,7 +306,7 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
         render_corrections(corrected, players, console)
 
 
-@main.command("export")
+@command("export")
 @click.argument("match")
 @store_option
 @click.option(
@@ -332,7 +326,7 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
     write_blocks(text.encode("utf-8"))
 
 
-@main.command("project")
+@command("project")
 @store_option
 @click.option(
     "--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events."
@@ -404,41 +398,3 @@ def follow_store(ledger: Ledger, interval: float) -> None:
         click.echo(f"applied {plural(applied, 'event')}, at {ledger.views.position}")
         sys.stdout.flush()
     click.echo("stopped")
-
-
-def open_ledger(store: str | None, **options: Any) -> Any:
-    """:func:`mjledger.cli.store.open_ledger`, imported when a command opens a store."""
-    from mjledger.cli.store import open_ledger as opened
-
-    return opened(store, **options)
-
-
-def open_existing_for_writing(store: str | None, **options: Any) -> Any:
-    """:func:`mjledger.cli.store.open_existing_for_writing`, imported when it is used."""
-    from mjledger.cli.store import open_existing_for_writing as opened
-
-    return opened(store, **options)
-
-
-main.add_command(matches_command)
-main.add_command(scores_command)
-main.add_command(streaks_command)
-main.add_command(evaluate)
-# explain and report read (a store in a read-only directory too); correct and void write.
-add_commands(
-    main,
-    refusals=refusals,
-    store_option=store_option,
-    open_ledger=open_ledger,
-    open_writer=open_existing_for_writing,
-)
-main.add_command(simulate)
-# demo records its matches, creating the store if need be.
-add_demo(
-    main,
-    refusals=refusals,
-    store_option=store_option,
-    open_ledger=lambda store, must_exist=True: open_ledger(
-        store, writing=True, create=not must_exist
-    ),
-)
