@@ -5,10 +5,11 @@ Exit statuses are decided in :mod:`mjledger.cli.exits` (documented in docs/cli.m
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO, Final
 
 import click
 
@@ -103,16 +104,20 @@ def counted(
         yield line, event
 
 
-def spooled(parts: Iterable[bytes]) -> IO[bytes]:
-    """``parts`` written to a temporary file, to be copied to standard output only once all
-    of them were made: a refused log (an error raised part way) prints nothing, yet the
-    output is never held in memory whole."""
-    import tempfile
+# Output held in memory before it goes to a temporary file: a short log's output needs no
+# file (nor the tempfile module at start-up), a long one is never held whole.
+SPOOL_IN_MEMORY: Final = 1 << 22
 
-    with temporary_space():
-        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+
+def spooled(parts: Iterable[bytes]) -> IO[bytes]:
+    """``parts`` held until all of them were made, to be copied to standard output only then:
+    a refused log (an error raised part way) prints nothing, yet the output is never held in
+    memory whole (beyond :data:`SPOOL_IN_MEMORY` bytes it is written to a temporary file)."""
+    spool: IO[bytes] = io.BytesIO()
     try:
         for part in parts:  # the parts are made here: only the writes are the spool's
+            if isinstance(spool, io.BytesIO) and spool.tell() + len(part) > SPOOL_IN_MEMORY:
+                spool = to_temporary_file(spool)
             try:
                 spool.write(part)
             except OSError as exc:
@@ -127,6 +132,20 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
     return spool
 
 
+def to_temporary_file(held: io.BytesIO) -> IO[bytes]:
+    """What ``held`` holds, moved to a temporary file (``held`` closed), to be written on."""
+    import tempfile
+
+    with temporary_space(), held:
+        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+        try:
+            spool.write(held.getvalue())
+        except BaseException:
+            spool.close()
+            raise
+    return spool
+
+
 def write_blocks(data: bytes, block: int = 1 << 16) -> None:
     """``data`` on standard output a block at a time: one large write to a pipe whose reader
     has gone (``| head -n 3``) can end without an error, the rest lost, where the next block's
@@ -138,12 +157,12 @@ def write_blocks(data: bytes, block: int = 1 << 16) -> None:
         out.flush()
 
 
-def copy_out(spool: IO[bytes]) -> None:
-    import shutil
-
+def copy_out(spool: IO[bytes], block: int = 1 << 16) -> None:
+    """The spool on standard output, a block at a time (as ``shutil.copyfileobj`` copies)."""
     sys.stdout.flush()
     out = sys.stdout.buffer
-    shutil.copyfileobj(spool, out)
+    while data := spool.read(block):
+        out.write(data)
     out.flush()
 
 
