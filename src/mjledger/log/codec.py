@@ -237,14 +237,14 @@ def _register_event_class(conv: cattrs.Converter, cls: Any) -> None:
     renames: dict[str, Any] = {
         a.name: override(rename=json_name(a)) for a in attrs.fields(cls) if json_name(a) != a.name
     }
-    has_rules = "rules" in attrs.fields_dict(cls)
+    has_rules = HOUSE_RULES in attrs.fields_dict(cls)
     if has_rules:
-        renames["rules"] = override(struct_hook=lambda value, _t: value)
+        renames[HOUSE_RULES] = override(struct_hook=lambda value, _t: value)
     structure = _object_only(make_dict_structure_fn(cls, conv, **renames))
     if has_rules:
         structure = _with_rules(structure)
     conv.register_structure_hook(cls, structure)
-    unstructure_renames = {k: v for k, v in renames.items() if k != "rules"}
+    unstructure_renames = {k: v for k, v in renames.items() if k != HOUSE_RULES}
     conv.register_unstructure_hook(
         cls,
         _tagged(
@@ -265,6 +265,19 @@ def _object_only(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], A
     return hook
 
 
+# The field of a line that holds its house rules (``match_started``, a stand-alone
+# ``hand_started``): typed by the rule set named on the same line, so read after it.
+HOUSE_RULES: Final = "rules"
+
+
+def read_house_rules(ruleset: str | None, raw: object) -> Any:
+    """A line's ``rules`` (not null) as the house-rules object of the line's ``ruleset``:
+    what the strict codec and the fast decoder (log/fast.py) both make of them."""
+    if ruleset is None:
+        raise FormatError("'rules' needs a 'ruleset' on the same line", code="bad_house_rule")
+    return rules_from_json(ruleset, raw)
+
+
 def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """House rules are typed by the ruleset named on the same line, so they are read after it."""
 
@@ -272,9 +285,7 @@ def _with_rules(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], An
         event = structure(value, t)
         if event.rules is None:
             return event
-        if event.ruleset is None:
-            raise FormatError("'rules' needs a 'ruleset' on the same line", code="bad_house_rule")
-        return attrs.evolve(event, rules=rules_from_json(event.ruleset, event.rules))
+        return attrs.evolve(event, rules=read_house_rules(event.ruleset, event.rules))
 
     return hook
 

@@ -20,8 +20,10 @@ What msgspec alone would get wrong, and how it is covered:
   a colon, or spell a lone surrogate) is read line by line by the strict codec.
 * deep nesting raises ``RecursionError`` (caught: the strict codec reads the batch);
   integers beyond 64 bits are refused by msgspec (the strict codec reads them);
-  fields whose type has no msgspec form (house rules) are read by the strict codec whenever
-  a line carries them; a rule set's name is checked as the strict codec checks it.
+  fields whose type has no msgspec form are read by the strict codec whenever a line carries
+  them; house rules are decoded as any JSON value and read by the codec's own
+  :func:`~mjledger.log.codec.read_house_rules` (anything it refuses: the strict codec words
+  it); a rule set's name is checked as the strict codec checks it.
 
 orjson is never used to decode: it turns integers beyond 64 bits into floats.
 """
@@ -53,7 +55,7 @@ import msgspec
 from mjledger import _checks as check
 from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
-from mjledger.log.codec import check_ruleset_name, decode_line
+from mjledger.log.codec import HOUSE_RULES, check_ruleset_name, decode_line, read_house_rules
 from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name
 
 UNSET: Final = msgspec.UNSET
@@ -84,6 +86,8 @@ class _FieldPlan:
     # The field's validator where the wire type does not already enforce it (None where it
     # does): the builder runs it, as the class's own ``__init__`` would.
     check: Any
+    # The line's house rules: read once the struct is decoded, by the line's ruleset.
+    house_rules: bool = False
 
 
 def _wire_type(t: Any) -> tuple[Any, Callable[[Any], Any] | None]:
@@ -192,6 +196,11 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
         validator = a.validator
         if hints[a.name] in (RulesetName, RulesetName | None):
             validator = _known_ruleset  # the codec's check, as the strict path makes it
+        if a.name == HOUSE_RULES:  # any JSON value here, read by the codec in the builder
+            unset = msgspec.field(default=UNSET, name=key)
+            fields.append((a.name, Any, unset))
+            plans.append(_FieldPlan(a, None, False, False, validator, house_rules=True))
+            continue
         try:
             wire, convert = _wire_type(hints[a.name])
             if isinstance(a.default, attrs.Factory) and a.default.takes_self:  # type: ignore[arg-type]
@@ -240,7 +249,10 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
             factory = isinstance(default, attrs.Factory)  # type: ignore[arg-type]
             scope[f"default{i}"] = default.factory if factory else default  # type: ignore[union-attr]
             missing = f"default{i}()" if factory else f"default{i}"
-        if p.strict_only and default is attrs.NOTHING:  # a field only the strict codec reads,
+        if p.house_rules:
+            scope[f"house{i}"] = _house_rules
+            value = f"{missing} if (v := {got}) is UNSET or v is None else house{i}(s.ruleset, v)"
+        elif p.strict_only and default is attrs.NOTHING:  # a field only the strict codec reads,
             refusals.append("    return None")  # and every line must give it
             value = missing
         elif p.strict_only:  # present: the strict codec reads the line; absent: the default
@@ -266,6 +278,10 @@ def _builder(cls: type, plans: Sequence[_FieldPlan], *, trusted: bool = False) -
     source = "def build(s):\n" + "\n".join(body) + "\n"
     build: _Builder = compile_function("build", source, scope, what=f"build of {cls.__qualname__}")
     return build
+
+
+def _house_rules(ruleset: Any, raw: object) -> Any:
+    return read_house_rules(None if ruleset is UNSET else ruleset, raw)
 
 
 @cache
