@@ -135,6 +135,7 @@ def test_replay_json_with_a_full_temporary_directory_is_refused_naming_it(
 ) -> None:
     monkeypatch.setattr(tempfile, "TemporaryFile", FullDisk)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(CLI_MODULE, "SPOOL_IN_MEMORY", 100)  # the output goes to a file
     result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])
     assert result.exit_code == 2, result.stderr
     # No partial replay on stdout: only the refusal as data (http-api.md, "The same codes in
@@ -145,3 +146,19 @@ def test_replay_json_with_a_full_temporary_directory_is_refused_naming_it(
     assert result.stderr.count("\n") == 1
     assert str(tmp_path) in result.stderr
     assert "No space left on device" in result.stderr
+
+
+@pytest.mark.parametrize("held", [1, 100, 1 << 22])
+def test_replay_json_is_the_same_held_in_memory_or_in_a_temporary_file(
+    monkeypatch: pytest.MonkeyPatch, held: int
+) -> None:
+    """Output up to ``SPOOL_IN_MEMORY`` bytes is held in memory (a full temporary directory
+    does not matter then), beyond it in a temporary file: the same bytes either way."""
+    expected = CliRunner().invoke(main, ["replay", "--json", str(SEED)]).stdout
+    assert len(expected) > 100
+    monkeypatch.setattr(CLI_MODULE, "SPOOL_IN_MEMORY", held)
+    if held > len(expected):
+        monkeypatch.setattr(tempfile, "TemporaryFile", FullDisk)
+    result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == expected

@@ -227,9 +227,35 @@ def test_help_loads_no_library_framework_or_rule_set() -> None:
     assert _loaded_by(["--help"], (*heavy, *frameworks, "importlib.metadata")) == []
 
 
-def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins() -> None:
-    """``replay --json`` of a built-in rule set's log: no store, no eventsourcing, no rich,
-    and no scan of the installed packages for plugins' entry points."""
-    log = Path(__file__).resolve().parents[2] / "examples" / "sichuan-match.jsonl"
-    unwanted = ("mjledger.store", "eventsourcing", "rich", "litestar", "importlib.metadata")
+def test_help_imports_no_commands_module() -> None:
+    """``mjledger --help`` lists the commands from their table (cli/commands.py) and imports
+    none of the modules that define them: the group, its exit statuses and what they use."""
+    assert _loaded_by(["--help"], ("mjledger",)) == [
+        "mjledger",
+        "mjledger._gc",
+        "mjledger._text",
+        "mjledger.cli",
+        "mjledger.cli.commands",
+        "mjledger.cli.exits",
+        "mjledger.cli.main",
+        "mjledger.cli.shell",
+        "mjledger.cli.spool",
+        "mjledger.errors",
+    ]
+
+
+@pytest.mark.parametrize("example", ["sichuan-match.jsonl", "hongkong-match.jsonl"])
+def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins(example: str) -> None:
+    """``replay --json`` of a built-in rule set's log (house rules on its first line): no
+    store, no eventsourcing, no rich, no cattrs (the fast decoder reads house rules too, and
+    the output is written without a converter), no command module but its own, no temporary
+    file for a short output, and no scan of the installed packages for plugins' entry
+    points."""
+    log = Path(__file__).resolve().parents[2] / "examples" / example
+    unwanted = (
+        *("mjledger.store", "mjledger.explain", "mjledger.sim", "mjledger.cli.render"),
+        *("mjledger.cli.disputes", "mjledger.cli.simulate", "mjledger.cli.standings"),
+        *("mjledger.cli.evaluate", "mjledger.cli.audit", "mjledger.cli.serve"),
+        *("eventsourcing", "rich", "litestar", "cattrs", "tempfile", "importlib.metadata"),
+    )
     assert _loaded_by(["replay", "--json", str(log)], unwanted) == []

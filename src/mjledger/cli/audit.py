@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 import click
 
 from mjledger._text import plural
+from mjledger.cli.commands import command
 from mjledger.cli.exits import EXIT_FINDINGS, json_option
-from mjledger.cli.main import key_option, phases
-from mjledger.cli.shell import print_json, refusals, store_option
+from mjledger.cli.main import phases
+from mjledger.cli.shell import key_option, print_json, refusals, store_option
 
 # The store and rich are imported when a command runs (not on every start-up).
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from mjledger.store.since import Consistency
 
 
-@click.command("audit")
+@command("audit")
 @store_option
 @click.option("--match", "matches", multiple=True, help="Audit only this match (repeatable).")
 @json_option(help="Print the findings as JSON.")
@@ -173,7 +174,7 @@ def _line(finding: Finding) -> Text:
     return inert(finding.code, style="red").append_text(inert(text[len(finding.code) :]))
 
 
-@click.command("keygen")
+@command("keygen")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @refusals
 def keygen_command(path: Path) -> None:

@@ -7,8 +7,6 @@ hand); ``explain MATCH N`` (with ``--store``) explains a stored hand, correction
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,15 +14,16 @@ import click
 
 from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
+from mjledger.cli.commands import command
 from mjledger.cli.exits import json_option
 from mjledger.cli.outputs import check_output, force_option, store_files, write_output
+from mjledger.cli.shell import open_existing_for_writing, open_ledger, refusals, store_option
 from mjledger.errors import MjledgerError
 from mjledger.explain.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 # Each command imports what it uses when it runs (``mjledger --help`` loads none of it).
 if TYPE_CHECKING:
     from mjledger.explain.steps import HandExplanation
-    from mjledger.store.application import Ledger
     from mjledger.store.corrections import CorrectionResult
 
 lang_option = click.option(
@@ -124,192 +123,147 @@ def store_or_log(args: tuple[str, ...], store: str | None) -> tuple[str, int | N
     return target, number, stored
 
 
-def add_commands(
-    group: click.Group,
-    *,
-    refusals: Callable[[Any], Any],
-    store_option: Callable[[Any], Any],
-    open_ledger: Callable[[str | None], AbstractContextManager[Ledger]],
-    open_writer: Callable[[str | None], AbstractContextManager[Ledger]] | None = None,
+@command("explain")
+@click.argument("args", nargs=-1, required=True)
+@click.option(
+    "--hand", "hand", type=click.IntRange(min=1), default=None, help="Hand N of a match log."
+)
+@lang_option
+@json_option(help="The steps as data (one JSON document).")
+@store_option
+@refusals
+def explain_command(
+    args: tuple[str, ...], hand: int | None, lang: str, as_json: bool, store: str | None
 ) -> None:
-    """Add ``explain`` to the ``mjledger`` group, with the shell's own store handling
-    (``open_writer`` for the commands that write: ``correct`` and ``void``)."""
-    writer = open_writer or open_ledger
-    _add_explain(group, refusals, store_option, open_ledger)
-    _add_report(group, refusals, store_option, open_ledger)
-    _add_correct(group, refusals, store_option, writer)
-    _add_void(group, refusals, store_option, writer)
+    """Explain a hand step by step: LOG (with --hand N for a match log), or MATCH N stored.
+
+    Every event, the rule and house rule it fell under, the arithmetic, who paid whom and
+    the running net after it, then a summary that ties to the hand's net.
+    """
+    from mjledger.cli.store import resolve_match
+    from mjledger.explain.stored import explain_stored
+
+    target, number, stored = store_or_log(args, store)
+    if stored:
+        assert number is not None
+        with open_ledger(store) as ledger:
+            match = resolve_match(ledger, target)
+            hands: tuple[HandExplanation, ...] = (explain_stored(ledger, match, number),)
+        print_explanation(hands, lang, as_json, single=True)
+        return
+    if target != "-" and not Path(target).exists():  # a match id without its hand number?
+        raise MjledgerError(
+            f"cannot read {target}: No such file or directory (a stored hand is named by "
+            f"MATCH N: explain {target} N --store S)",
+            code="bad_parameter",
+        )
+    hands, single = explain_file(target, hand)
+    print_explanation(hands, lang, as_json, single)
 
 
-# One function per command, each given only the store handling it uses (the readers open the
-# ledger, ``correct`` and ``void`` the writer), so that no command's definition outgrows a page.
-_Decorator = Callable[[Any], Any]
-_Opener = Callable[[str | None], AbstractContextManager["Ledger"]]
+@command("report")
+@click.argument("target")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The HTML file to write (never a store or the log read).",
+)
+@force_option
+@lang_option
+@store_option
+@refusals
+def report_command(target: str, html_file: Path, force: bool, lang: str, store: str | None) -> None:
+    """Write one self-contained HTML page for a match: TARGET is a log file, or a MATCH id
+    in the store (with --store, or when no file of that name exists).
+
+    A running-score chart, each hand's dealer, outcome and transfers, corrections marked,
+    the totals; nothing is fetched from the network when the page is viewed.
+    """
+    from mjledger.cli.store import resolve_match
+    from mjledger.explain.report import render_report, report_from_replay
+    from mjledger.explain.stored import report_from_store
+    from mjledger.fold.replay import replay_bytes
+
+    from_log = store is None and (target == "-" or Path(target).is_file())
+    keep = (Path(target),) if from_log and target != "-" else store_files(store)
+    check_output(html_file, force=force, keep=keep)
+    if from_log:
+        with gc_paused():  # a whole log folded: no cycles for a collection to find
+            data = report_from_replay(replay_bytes(read_file(target)))
+    else:
+        with open_ledger(store) as ledger:
+            data = report_from_store(ledger, resolve_match(ledger, target))
+    write_output(html_file, render_report(data, lang), force=force, keep=keep)
+    click.echo(escaped(f"report: {plural(len(data.hands), 'hand')} written to {html_file}"))
 
 
-def _add_explain(
-    group: click.Group, refusals: _Decorator, store_option: _Decorator, open_ledger: _Opener
+@command("correct")
+@click.argument("match")
+@click.argument("number", type=click.IntRange(min=1))
+@click.option(
+    "--with",
+    "fixed",
+    required=True,
+    help="The corrected hand: a stand-alone hand log with the stored hand's context.",
+)
+@click.option("--reason", required=True, help="Why (the upheld complaint).")
+@click.option("--by", "by", required=True, help="Who corrects it (a staff id).")
+@click.option(
+    "--keep-later-hands",
+    is_flag=True,
+    help="Accept a correction that would deal the next hand otherwise: later hands keep "
+    "their recorded dealer, streak and round wind; only money changes.",
+)
+@store_option
+@refusals
+def correct_command(
+    match: str,
+    number: int,
+    fixed: str,
+    reason: str,
+    by: str,
+    keep_later_hands: bool,
+    store: str | None,
 ) -> None:
-    """``explain``: a log's hand(s), or a stored hand (read-only)."""
+    """Replace stored hand NUMBER's settlement by a corrected hand (a new, compensating
+    record: nothing stored is changed). Refused, with nothing written, if the corrected
+    hand's table differs from the stored hand's or it changes the next dealer."""
+    from mjledger.cli.store import resolve_match
+    from mjledger.store.corrections import correct
 
-    @group.command("explain")
-    @click.argument("args", nargs=-1, required=True)
-    @click.option(
-        "--hand", "hand", type=click.IntRange(min=1), default=None, help="Hand N of a match log."
-    )
-    @lang_option
-    @json_option(help="The steps as data (one JSON document).")
-    @store_option
-    @refusals
-    def explain_command(
-        args: tuple[str, ...], hand: int | None, lang: str, as_json: bool, store: str | None
-    ) -> None:
-        """Explain a hand step by step: LOG (with --hand N for a match log), or MATCH N stored.
-
-        Every event, the rule and house rule it fell under, the arithmetic, who paid whom and
-        the running net after it, then a summary that ties to the hand's net.
-        """
-        from mjledger.cli.store import resolve_match
-        from mjledger.explain.stored import explain_stored
-
-        target, number, stored = store_or_log(args, store)
-        if stored:
-            assert number is not None
-            with open_ledger(store) as ledger:
-                match = resolve_match(ledger, target)
-                hands: tuple[HandExplanation, ...] = (explain_stored(ledger, match, number),)
-            print_explanation(hands, lang, as_json, single=True)
-            return
-        if target != "-" and not Path(target).exists():  # a match id without its hand number?
-            raise MjledgerError(
-                f"cannot read {target}: No such file or directory (a stored hand is named by "
-                f"MATCH N: explain {target} N --store S)",
-                code="bad_parameter",
-            )
-        hands, single = explain_file(target, hand)
-        print_explanation(hands, lang, as_json, single)
+    text = decode_log(read_file(fixed))
+    with open_existing_for_writing(store) as ledger:
+        result = correct(
+            ledger,
+            resolve_match(ledger, match),
+            number,
+            text,
+            reason=reason,
+            by=by,
+            keep_later_hands=keep_later_hands,
+        )
+        ledger.views.catch_up()
+    click.echo(_done(result))
 
 
-def _add_report(
-    group: click.Group, refusals: _Decorator, store_option: _Decorator, open_ledger: _Opener
-) -> None:
-    """``report``: a match's HTML page, from a log or the store (read-only)."""
+@command("void")
+@click.argument("match")
+@click.argument("number", type=click.IntRange(min=1))
+@click.option("--reason", required=True, help="Why (the upheld complaint).")
+@click.option("--by", "by", required=True, help="Who voids it (a staff id).")
+@store_option
+@refusals
+def void_command(match: str, number: int, reason: str, by: str, store: str | None) -> None:
+    """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
+    from mjledger.cli.store import resolve_match
+    from mjledger.store.corrections import void
 
-    @group.command("report")
-    @click.argument("target")
-    @click.option(
-        "--html",
-        "html_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        required=True,
-        help="The HTML file to write (never a store or the log read).",
-    )
-    @force_option
-    @lang_option
-    @store_option
-    @refusals
-    def report_command(
-        target: str, html_file: Path, force: bool, lang: str, store: str | None
-    ) -> None:
-        """Write one self-contained HTML page for a match: TARGET is a log file, or a MATCH id
-        in the store (with --store, or when no file of that name exists).
-
-        A running-score chart, each hand's dealer, outcome and transfers, corrections marked,
-        the totals; nothing is fetched from the network when the page is viewed.
-        """
-        from mjledger.cli.store import resolve_match
-        from mjledger.explain.report import render_report, report_from_replay
-        from mjledger.explain.stored import report_from_store
-        from mjledger.fold.replay import replay_bytes
-
-        from_log = store is None and (target == "-" or Path(target).is_file())
-        keep = (Path(target),) if from_log and target != "-" else store_files(store)
-        check_output(html_file, force=force, keep=keep)
-        if from_log:
-            with gc_paused():  # a whole log folded: no cycles for a collection to find
-                data = report_from_replay(replay_bytes(read_file(target)))
-        else:
-            with open_ledger(store) as ledger:
-                data = report_from_store(ledger, resolve_match(ledger, target))
-        write_output(html_file, render_report(data, lang), force=force, keep=keep)
-        click.echo(escaped(f"report: {plural(len(data.hands), 'hand')} written to {html_file}"))
-
-
-def _add_correct(
-    group: click.Group, refusals: _Decorator, store_option: _Decorator, writer: _Opener
-) -> None:
-    """``correct``: a compensating record for a stored hand (writes, through ``writer``)."""
-
-    @group.command("correct")
-    @click.argument("match")
-    @click.argument("number", type=click.IntRange(min=1))
-    @click.option(
-        "--with",
-        "fixed",
-        required=True,
-        help="The corrected hand: a stand-alone hand log with the stored hand's context.",
-    )
-    @click.option("--reason", required=True, help="Why (the upheld complaint).")
-    @click.option("--by", "by", required=True, help="Who corrects it (a staff id).")
-    @click.option(
-        "--keep-later-hands",
-        is_flag=True,
-        help="Accept a correction that would deal the next hand otherwise: later hands keep "
-        "their recorded dealer, streak and round wind; only money changes.",
-    )
-    @store_option
-    @refusals
-    def correct_command(
-        match: str,
-        number: int,
-        fixed: str,
-        reason: str,
-        by: str,
-        keep_later_hands: bool,
-        store: str | None,
-    ) -> None:
-        """Replace stored hand NUMBER's settlement by a corrected hand (a new, compensating
-        record: nothing stored is changed). Refused, with nothing written, if the corrected
-        hand's table differs from the stored hand's or it changes the next dealer."""
-        from mjledger.cli.store import resolve_match
-        from mjledger.store.corrections import correct
-
-        text = decode_log(read_file(fixed))
-        with writer(store) as ledger:
-            result = correct(
-                ledger,
-                resolve_match(ledger, match),
-                number,
-                text,
-                reason=reason,
-                by=by,
-                keep_later_hands=keep_later_hands,
-            )
-            ledger.views.catch_up()
-        click.echo(_done(result))
-
-
-def _add_void(
-    group: click.Group, refusals: _Decorator, store_option: _Decorator, writer: _Opener
-) -> None:
-    """``void``: a stored hand's transfers stop counting (writes, through ``writer``)."""
-
-    @group.command("void")
-    @click.argument("match")
-    @click.argument("number", type=click.IntRange(min=1))
-    @click.option("--reason", required=True, help="Why (the upheld complaint).")
-    @click.option("--by", "by", required=True, help="Who voids it (a staff id).")
-    @store_option
-    @refusals
-    def void_command(match: str, number: int, reason: str, by: str, store: str | None) -> None:
-        """Void stored hand NUMBER: its transfers stop counting, its rotation stays."""
-        from mjledger.cli.store import resolve_match
-        from mjledger.store.corrections import void
-
-        with writer(store) as ledger:
-            result = void(ledger, resolve_match(ledger, match), number, reason=reason, by=by)
-            ledger.views.catch_up()
-        click.echo(_done(result))
+    with open_existing_for_writing(store) as ledger:
+        result = void(ledger, resolve_match(ledger, match), number, reason=reason, by=by)
+        ledger.views.catch_up()
+    click.echo(_done(result))
 
 
 def _done(result: CorrectionResult) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mjledger._text import plural
+from mjledger.cli.commands import command
 from mjledger.cli.exits import json_option
 from mjledger.errors import MjledgerError, TileError
 from mjledger.rules.names import DEFAULT_RULESET
@@ -81,7 +82,7 @@ def _optional_patterns(ruleset: BaseRuleset) -> tuple[str, ...]:
     )
 
 
-@click.command("evaluate", short_help="A hand's arrangements and fan, or its waits.")
+@command("evaluate")
 @click.argument("tiles")
 @click.option("--melds", "melds_text", default="", help="e.g. pung:555p,concealed-kong:2222m")
 @click.option(

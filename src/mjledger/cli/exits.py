@@ -16,16 +16,15 @@ A script reads the status before it reads anything else, so each status has one 
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import click
 
 from mjledger._text import one_line
+from mjledger.cli.commands import LazyGroup
 from mjledger.errors import MjledgerError
 
 EXIT_FINDINGS: Final = 1
@@ -57,6 +56,8 @@ def json_option(help: str) -> Callable[[Any], Any]:
 def refusal_json(exc: MjledgerError, message: str) -> str:
     """What a command run with ``--json`` prints on standard output when it refuses
     (http-api.md, "The same codes in the library and the command line")."""
+    import json  # here, not on every start-up
+
     document = {"code": exc.code, "message": message, "line": exc.line}
     document["event_type"] = exc.event_type
     return json.dumps(document, ensure_ascii=False)
@@ -89,8 +90,9 @@ def _debug(ctx: click.Context) -> bool:
     return bool(ctx.params.get("debug")) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
-class MjledgerGroup(click.Group):
-    """The command group, with exit statuses that mean one thing each."""
+class MjledgerGroup(LazyGroup):
+    """The command group (its commands imported as they are asked for), with exit statuses
+    that mean one thing each."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -109,6 +111,8 @@ class MjledgerGroup(click.Group):
             refuse(exc)
         except Exception as exc:
             if _debug(ctx):
+                import traceback
+
                 traceback.print_exc()
             else:
                 from mjledger.store.location import redact

@@ -5,28 +5,28 @@ Exit statuses are decided in :mod:`mjledger.cli.exits` (documented in docs/cli.m
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO, Final
 
 import click
 
 from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
-from mjledger.cli.disputes import add_commands
-from mjledger.cli.evaluate import evaluate
+from mjledger.cli.commands import command
 from mjledger.cli.exits import MjledgerGroup, json_option
-from mjledger.cli.shell import F, print_json, refusals, store_option
-from mjledger.cli.simulate import add_demo, simulate
+from mjledger.cli.shell import key_option, print_json, refusals, store_option
 from mjledger.cli.spool import seekable, temporary_problem, temporary_space
-from mjledger.cli.standings import matches_command, scores_command, streaks_command
 from mjledger.errors import MjledgerError
 
 # What a command needs is imported when it runs, not here: ``mjledger --help`` and
-# ``replay`` never load the store (eventsourcing, cattrs), rich or the folds they do not use.
+# ``replay`` never load the store (eventsourcing, cattrs), rich or the folds they do not use;
+# the commands defined in other modules are imported when they are asked for (cli/commands).
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mjledger.log.events import Event
     from mjledger.store.application import Ledger
 
@@ -65,7 +65,7 @@ def main(ctx: click.Context, debug: bool, verify: bool) -> None:
     ctx.obj = {"verify": verify}
 
 
-@main.command("replay")
+@command("replay")
 @click.argument("log", type=click.File("rb"))
 @json_option(help="Print the contract's JSON output.")
 @refusals
@@ -104,16 +104,20 @@ def counted(
         yield line, event
 
 
-def spooled(parts: Iterable[bytes]) -> IO[bytes]:
-    """``parts`` written to a temporary file, to be copied to standard output only once all
-    of them were made: a refused log (an error raised part way) prints nothing, yet the
-    output is never held in memory whole."""
-    import tempfile
+# Output held in memory before it goes to a temporary file: a short log's output needs no
+# file (nor the tempfile module at start-up), a long one is never held whole.
+SPOOL_IN_MEMORY: Final = 1 << 22
 
-    with temporary_space():
-        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+
+def spooled(parts: Iterable[bytes]) -> IO[bytes]:
+    """``parts`` held until all of them were made, to be copied to standard output only then:
+    a refused log (an error raised part way) prints nothing, yet the output is never held in
+    memory whole (beyond :data:`SPOOL_IN_MEMORY` bytes it is written to a temporary file)."""
+    spool: IO[bytes] = io.BytesIO()
     try:
         for part in parts:  # the parts are made here: only the writes are the spool's
+            if isinstance(spool, io.BytesIO) and spool.tell() + len(part) > SPOOL_IN_MEMORY:
+                spool = to_temporary_file(spool)
             try:
                 spool.write(part)
             except OSError as exc:
@@ -128,6 +132,20 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
     return spool
 
 
+def to_temporary_file(held: io.BytesIO) -> IO[bytes]:
+    """What ``held`` holds, moved to a temporary file (``held`` closed), to be written on."""
+    import tempfile
+
+    with temporary_space(), held:
+        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
+        try:
+            spool.write(held.getvalue())
+        except BaseException:
+            spool.close()
+            raise
+    return spool
+
+
 def write_blocks(data: bytes, block: int = 1 << 16) -> None:
     """``data`` on standard output a block at a time: one large write to a pipe whose reader
     has gone (``| head -n 3``) can end without an error, the rest lost, where the next block's
@@ -139,16 +157,16 @@ def write_blocks(data: bytes, block: int = 1 << 16) -> None:
         out.flush()
 
 
-def copy_out(spool: IO[bytes]) -> None:
-    import shutil
-
+def copy_out(spool: IO[bytes], block: int = 1 << 16) -> None:
+    """The spool on standard output, a block at a time (as ``shutil.copyfileobj`` copies)."""
     sys.stdout.flush()
     out = sys.stdout.buffer
-    shutil.copyfileobj(spool, out)
+    while data := spool.read(block):
+        out.write(data)
     out.flush()
 
 
-@main.command("schema")
+@command("schema")
 @refusals
 def schema_command() -> None:
     """Print the JSON Schema of the log format (one line of a log)."""
@@ -180,12 +198,7 @@ def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
         yield step
 
 
-def key_option(flag: str, help: str) -> Callable[[F], F]:
-    """An option naming a key file (``keygen`` writes them)."""
-    return click.option(flag, type=click.Path(dir_okay=False, path_type=Path), help=help)
-
-
-@main.command("record")
+@command("record")
 @click.argument("log", type=click.File("rb"))
 @store_option
 @key_option(
@@ -251,7 +264,7 @@ def record_command(
     click.echo(escaped(done))
 
 
-@main.command("history")
+@command("history")
 @click.argument("match")
 @store_option
 @json_option(help="Print JSON.")
@@ -284,7 +297,7 @@ def history_command(match: str, store: str | None, as_json: bool) -> None:
         console.print(f"bust: {player} (hand {number})", markup=False)
 
 
-@main.command("hand")
+@command("hand")
 @click.argument("match")
 @click.argument("number", type=click.IntRange(min=1))
 @store_option
@@ -312,7 +325,7 @@ def hand_command(match: str, number: int, store: str | None, as_json: bool) -> N
         render_corrections(corrected, players, console)
 
 
-@main.command("export")
+@command("export")
 @click.argument("match")
 @store_option
 @click.option(
@@ -332,7 +345,7 @@ def export_command(match: str, store: str | None, with_corrections: bool) -> Non
     write_blocks(text.encode("utf-8"))
 
 
-@main.command("project")
+@command("project")
 @store_option
 @click.option(
     "--rebuild", is_flag=True, help="Drop the read models and rebuild them from the events."
@@ -404,41 +417,3 @@ def follow_store(ledger: Ledger, interval: float) -> None:
         click.echo(f"applied {plural(applied, 'event')}, at {ledger.views.position}")
         sys.stdout.flush()
     click.echo("stopped")
-
-
-def open_ledger(store: str | None, **options: Any) -> Any:
-    """:func:`mjledger.cli.store.open_ledger`, imported when a command opens a store."""
-    from mjledger.cli.store import open_ledger as opened
-
-    return opened(store, **options)
-
-
-def open_existing_for_writing(store: str | None, **options: Any) -> Any:
-    """:func:`mjledger.cli.store.open_existing_for_writing`, imported when it is used."""
-    from mjledger.cli.store import open_existing_for_writing as opened
-
-    return opened(store, **options)
-
-
-main.add_command(matches_command)
-main.add_command(scores_command)
-main.add_command(streaks_command)
-main.add_command(evaluate)
-# explain and report read (a store in a read-only directory too); correct and void write.
-add_commands(
-    main,
-    refusals=refusals,
-    store_option=store_option,
-    open_ledger=open_ledger,
-    open_writer=open_existing_for_writing,
-)
-main.add_command(simulate)
-# demo records its matches, creating the store if need be.
-add_demo(
-    main,
-    refusals=refusals,
-    store_option=store_option,
-    open_ledger=lambda store, must_exist=True: open_ledger(
-        store, writing=True, create=not must_exist
-    ),
-)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from mjledger.cli.main import key_option, open_ledger
-from mjledger.cli.shell import print_json, refusals, store_option
+from mjledger.cli.commands import command, group
+from mjledger.cli.shell import key_option, open_ledger, print_json, refusals, store_option
 from mjledger.errors import MjledgerError
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-@click.command("serve")
+@command("serve")
 @store_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Where to listen.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
@@ -158,7 +158,7 @@ class _Server:
         self.server.run(sockets=sockets)
 
 
-@click.group("token")
+@group("token")
 def token_group() -> None:
     """Bearer tokens for the HTTP service: create, list, revoke (stored hashed)."""
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from mjledger._text import plural
+from mjledger.cli.commands import command
 from mjledger.cli.outputs import check_output, force_option, write_output
+from mjledger.cli.shell import open_ledger, refusals, store_option
 from mjledger.errors import MjledgerError
 from mjledger.rules.names import DEFAULT_RULESET
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from mjledger.store.application import Ledger
     from mjledger.store.location import StoreLocation
 
-__all__ = ["add_demo", "simulate"]
+__all__ = ["demo", "simulate"]
 
 EXIT_REFUSED = 2
 
@@ -64,7 +64,7 @@ def _rules(value: str | None) -> dict[str, Any] | None:
     return rules
 
 
-@click.command("simulate")
+@command("simulate")
 @click.option(
     "--ruleset",
     default=DEFAULT_RULESET,
@@ -204,36 +204,27 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
 # --- demo ------------------------------------------------------------------------------------
 
 
-def add_demo(
-    group: click.Group,
-    *,
-    refusals: Callable[[Any], Any],
-    store_option: Callable[[Any], Any],
-    open_ledger: Callable[..., AbstractContextManager[Ledger]],
-) -> None:
-    """Add ``demo`` to the ``mjledger`` group, with the shell's own store handling."""
+@command("demo")
+@store_option
+@click.option("--hands", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--seed", type=int, default=2026, show_default=True)
+@click.pass_context
+@refusals
+def demo(ctx: click.Context, /, store: str | None, hands: int, seed: int) -> None:
+    """Simulate a short match of each rule set into the store and show what mjledger keeps.
 
-    @group.command("demo")
-    @store_option
-    @click.option("--hands", type=click.IntRange(min=1), default=8, show_default=True)
-    @click.option("--seed", type=int, default=2026, show_default=True)
-    @click.pass_context
-    @refusals
-    def demo(ctx: click.Context, /, store: str | None, hands: int, seed: int) -> None:
-        """Simulate a short match of each rule set into the store and show what mjledger keeps.
+    Match ids come from the seed, so running the demo again records nothing twice.
+    """
+    from mjledger.cli.render import TerminalConsole
+    from mjledger.store.location import store_location
 
-        Match ids come from the seed, so running the demo again records nothing twice.
-        """
-        from mjledger.cli.render import TerminalConsole
-        from mjledger.store.location import store_location
-
-        console = TerminalConsole()
-        path = store_location(store)  # passed on as is: str() of a URL hides its password
-        with open_ledger(store, must_exist=False) as ledger:
-            shown = _record_demo(console, ledger, hands, seed)
-            ledger.views.catch_up()
-        _show_demo(ctx, console, path, shown)
-        sys.stdout.flush()
+    console = TerminalConsole()
+    path = store_location(store)  # passed on as is: str() of a URL hides its password
+    with open_ledger(store, writing=True, create=True) as ledger:
+        shown = _record_demo(console, ledger, hands, seed)
+        ledger.views.catch_up()
+    _show_demo(ctx, console, path, shown)
+    sys.stdout.flush()
 
 
 def _record_demo(
@@ -289,11 +280,11 @@ def _show_demo(
     console.print()
     console.print("Try:")
     # one command a line, never wrapped (a pipe is 80 columns): each can be copied whole
-    for command in (
+    for line in (
         f"mjledger history {match_id} --store {path}",
         f"mjledger export {match_id} --store {path} | mjledger replay -",
     ):
-        console.print(f"  {command}", soft_wrap=True)
+        console.print(f"  {line}", soft_wrap=True)
 
 
 def _run(ctx: click.Context, root: click.Group, name: str, **params: Any) -> None:

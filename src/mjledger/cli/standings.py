@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from mjledger._text import escaped
+from mjledger.cli.commands import command
 from mjledger.cli.exits import json_option
 from mjledger.cli.shell import print_json, refusals, store_option
 
@@ -25,7 +26,7 @@ def say_empty(store: str | None) -> None:
     click.echo(escaped(f"no matches in {store_location(store)}"))
 
 
-@click.command("matches")
+@command("matches")
 @store_option
 @json_option(help="Print JSON.")
 @refusals
@@ -79,7 +80,7 @@ def matches_command(store: str | None, as_json: bool) -> None:
     console.print(table)
 
 
-@click.command("scores")
+@command("scores")
 @store_option
 @json_option(help="Print JSON.")
 @refusals
@@ -142,7 +143,7 @@ def scores_command(store: str | None, as_json: bool) -> None:
         console.print(table)
 
 
-@click.command("streaks")
+@command("streaks")
 @store_option
 @json_option(help="Print JSON.")
 @refusals

@@ -7,11 +7,10 @@ because a half-replayed match is exactly the kind of wrong figure a dispute must
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Final, get_origin
+from functools import cache
+from typing import TYPE_CHECKING, Any, get_origin
 
-import cattrs
 from attrs import frozen
-from cattrs.gen import make_dict_unstructure_fn, override
 
 from mjledger._gc import gc_paused
 from mjledger.errors import FormatError, MjledgerError
@@ -21,6 +20,13 @@ from mjledger.log.events import Event
 from mjledger.log.reader import iter_log, iter_text
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HouseRules
+
+# cattrs is imported with the output converter, when it is first asked for (``OUTPUT``, for
+# the store's read models): ``replay --json`` writes its output without it.
+if TYPE_CHECKING:
+    import cattrs
+
+    OUTPUT: cattrs.Converter
 
 
 @frozen
@@ -60,6 +66,9 @@ def _is_tuple(t: Any) -> bool:
 def make_output_converter() -> cattrs.Converter:
     """The converter that shapes outputs as JSON: arrays for tuples, and a transfer's payer and
     payee under the contract's names (``from``, ``to``)."""
+    import cattrs
+    from cattrs.gen import make_dict_unstructure_fn, override
+
     conv = cattrs.Converter()
     conv.register_unstructure_hook_func(
         _is_tuple, lambda value: [conv.unstructure(v) for v in value]
@@ -73,7 +82,17 @@ def make_output_converter() -> cattrs.Converter:
     return conv
 
 
-OUTPUT: Final = make_output_converter()
+@cache
+def output_converter() -> cattrs.Converter:
+    """The output converter (:func:`make_output_converter`), made once, when first needed."""
+    return make_output_converter()
+
+
+def __getattr__(name: str) -> Any:
+    """``OUTPUT``: the output converter, made when a reader first asks for it (PEP 562)."""
+    if name == "OUTPUT":
+        return output_converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def transfer_to_json(t: Transfer) -> dict[str, Any]:
