@@ -19,6 +19,9 @@ Goals (issue 25):
   facts log ≥ 0.6×; the library's ``replay()`` ≥ 0.4×;
 * ``explain --hand N`` ≤ ``replay --json`` of the log + 3× explaining hand N alone, peak RSS
   < 100 MB;
+* ``scores``, ``matches``, ``history`` flat per match; ``explain MATCH N`` of a stored match ≤
+  3× the hand alone, < 100 MB; ``report`` of one match in a big store < 100 MB
+  (``bench_stored.py``);
 * public ``waits(tiles)`` ≥ 20× the ``mahjong`` package (Agari per candidate tile), the counts
   path ≥ 50× on hands generated here, independently of the tables' tests.
 
@@ -47,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_replay import sichuan_log  # noqa: E402
+from bench_stored import build_store, stored_match, views  # noqa: E402
 from bench_waits import mahjong_agari, ours, random_hands, ready_hands  # noqa: E402
 from wait_hands import independent_hands  # noqa: E402
 
@@ -350,6 +354,19 @@ def _cpu_interleaved(*funcs: Callable[[], object], rounds: int = 7) -> list[floa
     return best
 
 
+def stored(goals: Goals, directory: Path, log: Path, hands: int, rounds: int) -> None:
+    """The store's views at 1, 10 and 1,000 matches, and ``log`` (a simulated match of
+    ``hands`` hands) explained and reported from the 1,000-match store (``bench_stored``)."""
+    alone = directory / "hand-1-alone.jsonl"
+    if not alone.exists():
+        cut_hand(log, 1, alone)
+    stores = {n: build_store(MJLEDGER, directory, n) for n in (1, 10)}
+    stores[1000] = build_store(MJLEDGER, directory, 1000, log)
+    views(goals, interleaved, MJLEDGER, stores, rounds)
+    match = json.loads(log.read_text(encoding="utf-8").split("\n", 1)[0])["match"]
+    stored_match(goals, interleaved, MJLEDGER, stores[1000], match, hands, alone, rounds)
+
+
 def measure(args: argparse.Namespace) -> Goals:
     goals = Goals()
     quick = args.quick
@@ -358,6 +375,10 @@ def measure(args: argparse.Namespace) -> Goals:
     compile_trees()
     with tempfile.TemporaryDirectory(prefix="mjledger-bench-") as temporary:
         directory = Path(temporary)
+        if args.stored:
+            log = simulated(directory, "sichuan-tiles", tile_hands)
+            stored(goals, directory, log, tile_hands, args.rounds)
+            return goals
         print("start-up", flush=True)
         startup(goals, directory, args.rounds * 3)
         if getattr(args, "start_up", False):
@@ -380,6 +401,8 @@ def measure(args: argparse.Namespace) -> Goals:
             replay_json(goals, log, 0.3, args.rounds, library=log is logs[0])
         print("explain", flush=True)
         explain(goals, logs[0], directory, 1, args.rounds)
+        print("stored matches", flush=True)
+        stored(goals, directory, logs[0], tile_hands, args.rounds)
         print("waits", flush=True)
         public_waits(goals, 2_000 if quick else 20_000)
     return goals
@@ -392,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
     parser.add_argument(
         "--before", metavar="SRC", help="also run each command on this source tree (main's)"
+    )
+    parser.add_argument(
+        "--stored", action="store_true", help="only the stored matches' rows (bench_stored)"
     )
     parser.add_argument("--cut", nargs=3, metavar=("LOG", "N", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
