@@ -10,7 +10,8 @@ import attrs
 from attrs import frozen
 
 from mjledger._growing import Growing
-from mjledger.fold.hand import HandState, evolve_hand
+from mjledger.fold.hand import HandState, apply_event
+from mjledger.fold.in_play import HandFold
 from mjledger.fold.match import MatchState, start
 from mjledger.log.events import WINDS, Event, MatchStarted
 from mjledger.rules.protocol import HouseRules
@@ -109,6 +110,12 @@ def _grow(items: Sequence[T], item: T) -> Sequence[T]:
 
 
 def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandRecord | None:
+    """The hand's stream folded: in place (:class:`~mjledger.fold.in_play.HandFold`, the fold
+    :func:`~mjledger.fold.hand.evolve_hand` makes one frozen copy of per event) and frozen once,
+    since a stored hand is read whole (``settlement``, ``explain``, ``report``)."""
+    fold: HandFold | None = None
+    version, digest = 0, ""
+    events: Sequence[Event] = ()
     for r in stored:
         event = r.event
         if record is None:
@@ -116,13 +123,13 @@ def project_hand(record: HandRecord | None, stored: Iterable[Recorded]) -> HandR
             assert hand is not None
             record = HandRecord(r.originator_version, r.digest, hand, Growing((event,)))
             continue
-        record = HandRecord(
-            r.originator_version,
-            r.digest,
-            evolve_hand(record.state, event, r.originator_version),
-            _grow(record.events, event),
-        )
-    return record
+        if fold is None:
+            fold, events = HandFold.thaw(record.state), record.events
+        apply_event(fold, event, r.originator_version)
+        version, digest, events = r.originator_version, r.digest, _grow(events, event)
+    if fold is None or record is None:
+        return record
+    return HandRecord(version, digest, fold.freeze(), events)
 
 
 def project_table(record: TableRecord | None, stored: Iterable[Recorded]) -> TableRecord | None:
