@@ -666,3 +666,17 @@ def test_random_variant_logs_are_explained_without_a_gap(lines: list[Line]) -> N
     settled = replay(text).to_json()["hands"]
     hands = explain_log(text)
     assert [money_by_player(h) for h in hands] == [h["net"] for h in settled]
+
+
+@pytest.mark.parametrize(
+    ("first_turn", "dealer_self_draw", "expected"),
+    [(True, True, (True, False)), (True, False, (False, True)), (False, True, (False, False))],
+)
+def test_first_turn_wins_is_the_one_statement_of_heavenly_and_earthly(
+    first_turn: bool, dealer_self_draw: bool, expected: tuple[bool, bool]
+) -> None:
+    """variants.md, "First turn": heavenly is the dealer's self-draw, earthly any other win
+    the log asserts as first-turn; without the assertion, neither."""
+    from mjledger.rules.protocol import first_turn_wins
+
+    assert first_turn_wins(first_turn, dealer_self_draw) == expected

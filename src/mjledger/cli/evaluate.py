@@ -152,7 +152,7 @@ def _report(
 ) -> dict[str, Any]:
     """What ``evaluate`` prints: a win's arrangements and fan, or a ready hand's waits (the
     arguments checked in the order the errors are reported)."""
-    from mjledger.rules.protocol import WinContext
+    from mjledger.rules.protocol import WinContext, first_turn_wins
     from mjledger.rules.registry import find_ruleset
     from mjledger.tiles.notation import parse_tiles
 
@@ -165,9 +165,10 @@ def _report(
         raise TileError("--first-turn: a first-turn win has no melds")
     if first_turn and dealer and not self_drawn:
         raise TileError("--first-turn: the dealer cannot win on a discard on the first turn")
+    heavenly, earthly = first_turn_wins(first_turn, dealer and self_drawn)
     context = WinContext(
-        heavenly=first_turn and dealer,
-        earthly=first_turn and not dealer,
+        heavenly=heavenly,
+        earthly=earthly,
         self_drawn=self_drawn,
         kong_bloom=kong_bloom,
         kong_cannon=kong_cannon,

@@ -15,7 +15,7 @@ from mjledger.fold.in_play import HandFold
 from mjledger.fold.refusals import check_in_play, refusal
 from mjledger.log.events import SelfDrawn, WonOnDiscard, win_has_tiles
 from mjledger.rules.base import BaseRuleset
-from mjledger.rules.protocol import WinContext
+from mjledger.rules.protocol import WinContext, first_turn_wins
 from mjledger.rules.registry import table_of
 from mjledger.rules.state import HandState
 from mjledger.rules.table import FirstTurnFacts, first_turn_problem
@@ -54,7 +54,7 @@ def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
         robbing_kong = event.robbing_kong
         kong_cannon = not robbing_kong and bool(hand.kong_runs[hand.players.index(discarder)])
         dealer_self_draw = False
-    first_turn = event.first_turn
+    heavenly, earthly = first_turn_wins(event.first_turn, dealer_self_draw)
     return _new_context(
         winner=winner,
         discarder=discarder,
@@ -63,9 +63,8 @@ def _win_context(hand: HandView, event: WonOnDiscard | SelfDrawn) -> WinContext:
         kong_cannon=kong_cannon,
         robbing_kong=robbing_kong,
         last_tile=event.last_tile,
-        # Asserted by the log, never inferred from discards it leaves out (variants.md).
-        heavenly=first_turn and dealer_self_draw,
-        earthly=first_turn and not dealer_self_draw,
+        heavenly=heavenly,
+        earthly=earthly,
         liable=event.liable,
         fed_by=fed_by,
         seat_wind=seat_wind(hand.players, hand.dealer, winner),

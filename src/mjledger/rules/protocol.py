@@ -82,6 +82,14 @@ class WinContext:
 NO_CONTEXT = WinContext()
 
 
+def first_turn_wins(first_turn: bool, dealer_self_draw: bool) -> tuple[bool, bool]:
+    """``(heavenly, earthly)`` of a win whose log asserts ``first_turn`` (variants.md, "First
+    turn"): heavenly is the dealer's self-draw, earthly any other first-turn win. Asserted,
+    never inferred from discards a log leaves out; the fold, ``evaluate`` and the simulator
+    all ask here."""
+    return first_turn and dealer_self_draw, first_turn and not dealer_self_draw
+
+
 @frozen
 class WallFacts:
     """What the end-of-wall checks need to know of one player still in."""

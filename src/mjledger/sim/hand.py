@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from mjledger.log.events import WINDS, Event, MeldRecord
-from mjledger.rules.protocol import WinContext
+from mjledger.rules.protocol import WinContext, first_turn_wins
 from mjledger.rules.state import HandState
 from mjledger.sim import policy
 from mjledger.sim.played import WallRecord, WinRecord
@@ -75,6 +75,7 @@ class Hand:
     ) -> FanResult:
         seat = self.seats[index]
         melds = tuple(tile_meld(m.kind, m.tile, m.concealed) for m in seat.melds)
+        heavenly, earthly = first_turn_wins(first_turn, index == self.dealer and self_drawn)
         context = WinContext(
             winner=self.table.players[index],
             self_drawn=self_drawn,
@@ -82,8 +83,8 @@ class Hand:
             kong_cannon=cannon,
             robbing_kong=robbing,
             last_tile=last,
-            heavenly=first_turn and index == self.dealer,
-            earthly=first_turn and index != self.dealer,
+            heavenly=heavenly,
+            earthly=earthly,
             seat_wind=WINDS[(index - self.dealer) % 4],
             round_wind=WINDS[self.wind],
             void_suit=None if seat.void is None else SUIT_LETTERS[seat.void],
