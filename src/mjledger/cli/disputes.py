@@ -16,7 +16,13 @@ from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
 from mjledger.cli.commands import command
 from mjledger.cli.exits import json_option
-from mjledger.cli.outputs import check_output, force_option, store_files, write_output
+from mjledger.cli.outputs import (
+    check_output,
+    force_option,
+    store_files,
+    write_output,
+    write_output_pieces,
+)
 from mjledger.cli.shell import open_existing_for_writing, open_ledger, refusals, store_option
 from mjledger.errors import MjledgerError
 from mjledger.explain.languages import DEFAULT_LANGUAGE, LANGUAGES
@@ -24,6 +30,7 @@ from mjledger.explain.languages import DEFAULT_LANGUAGE, LANGUAGES
 # Each command imports what it uses when it runs (``mjledger --help`` loads none of it).
 if TYPE_CHECKING:
     from mjledger.explain.steps import HandExplanation
+    from mjledger.store.application import Ledger
     from mjledger.store.corrections import CorrectionResult
 
 lang_option = click.option(
@@ -183,7 +190,6 @@ def report_command(target: str, html_file: Path, force: bool, lang: str, store: 
     """
     from mjledger.cli.store import resolve_match
     from mjledger.explain.report import render_report, report_from_replay
-    from mjledger.explain.stored import report_from_store
     from mjledger.fold.replay import replay_bytes
 
     from_log = store is None and (target == "-" or Path(target).is_file())
@@ -192,11 +198,33 @@ def report_command(target: str, html_file: Path, force: bool, lang: str, store: 
     if from_log:
         with gc_paused():  # a whole log folded: no cycles for a collection to find
             data = report_from_replay(replay_bytes(read_file(target)))
+        write_output(html_file, render_report(data, lang), force=force, keep=keep)
+        hands = len(data.hands)
     else:
         with open_ledger(store) as ledger:
-            data = report_from_store(ledger, resolve_match(ledger, target))
-    write_output(html_file, render_report(data, lang), force=force, keep=keep)
-    click.echo(escaped(f"report: {plural(len(data.hands), 'hand')} written to {html_file}"))
+            hands = _write_stored_report(
+                ledger, resolve_match(ledger, target), html_file, lang, force=force, keep=keep
+            )
+    click.echo(escaped(f"report: {plural(hands, 'hand')} written to {html_file}"))
+
+
+def _write_stored_report(
+    ledger: Ledger, match: str, html_file: Path, lang: str, *, force: bool, keep: tuple[Path, ...]
+) -> int:
+    """A stored match's page, one hand held at a time (``stored_page``: the nets its closings
+    record, then each hand settled, checked and written); where the closings do not give the
+    page, every hand settled at once as before, which gives the same page or the same error."""
+    from mjledger.explain.report import render_report
+    from mjledger.explain.stored import NotFromClosingsError, report_from_store, stored_page
+
+    try:
+        page, nets, settled = stored_page(ledger, match)
+        write_output_pieces(html_file, page.chunks(lang, nets, settled), force=force, keep=keep)
+        return len(nets)
+    except NotFromClosingsError:
+        data = report_from_store(ledger, match)
+        write_output(html_file, render_report(data, lang), force=force, keep=keep)
+        return len(data.hands)
 
 
 @command("correct")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -106,3 +107,66 @@ def write_output(path: Path, text: str, *, force: bool, keep: Iterable[Path] = (
         raise MjledgerError(
             f"cannot write {path}: {exc.strerror or exc}", code="bad_parameter"
         ) from None
+
+
+def write_output_pieces(
+    path: Path, pieces: Iterable[str], *, force: bool, keep: Iterable[Path] = ()
+) -> None:
+    """Write the text ``pieces`` make up to ``path`` as :func:`write_output` writes a text,
+    without holding it whole: into a new file beside ``path``, moved into place once the last
+    piece is written, so that an error raised while the pieces are made leaves ``path`` as it
+    was. A device, a link or a file of several links is written as before, the pieces joined."""
+    check_output(path, force=force, keep=keep)
+    try:
+        was = path.lstat()
+    except OSError:
+        was = None
+    if was is not None and not (stat.S_ISREG(was.st_mode) and was.st_nlink == 1):
+        write_output(path, "".join(pieces), force=force, keep=keep)
+        return
+    try:
+        fd, part = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    except OSError as exc:
+        raise MjledgerError(
+            f"cannot write {path}: {exc.strerror or exc}", code="bad_parameter"
+        ) from None
+    try:
+        with open(fd, "w", encoding="utf-8") as f:
+            os.fchmod(fd, stat.S_IMODE(was.st_mode) if was is not None else _new_file_mode())
+            for piece in pieces:
+                f.write(piece)
+        _move_into_place(part, path, replace=was is not None)
+    except OSError as exc:
+        raise MjledgerError(
+            f"cannot write {path}: {exc.strerror or exc}", code="bad_parameter"
+        ) from None
+    finally:
+        if os.path.lexists(part):
+            os.unlink(part)
+
+
+def _new_file_mode() -> int:
+    """The mode ``open(path, "x")`` gives a new file: 0o666 less the process's umask."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _move_into_place(part: str, path: Path, *, replace: bool) -> None:
+    """``part`` becomes ``path``: over the file there with ``replace``, else only where no
+    file has appeared in between (a hard link, made exclusively)."""
+    if replace:
+        os.replace(part, path)
+        return
+    try:
+        os.link(part, path)
+    except FileExistsError:
+        raise MjledgerError(
+            f"{path} exists already; give --force to replace it", code="bad_parameter"
+        ) from None
+    except OSError:  # a file system without hard links
+        if path.exists():
+            raise MjledgerError(
+                f"{path} exists already; give --force to replace it", code="bad_parameter"
+            ) from None
+        os.replace(part, path)

@@ -10,7 +10,7 @@ offline, in a mail attachment or years later.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final
 
 from attrs import field, frozen
@@ -75,26 +75,28 @@ class ReportData:
     corrections: Mapping[int, Sequence[CorrectionNote]] = field(factory=dict)
 
 
-def running_scores(data: ReportData) -> dict[str, list[int]]:
-    """Each player's running total: 0 at the start, then after each hand."""
-    totals = dict.fromkeys(data.players, 0)
-    series = {p: [0] for p in data.players}
-    for hand in data.hands:
-        for p, amount in hand.net().items():
+def running_scores(
+    players: Sequence[str], nets: Iterable[Mapping[str, int]]
+) -> dict[str, list[int]]:
+    """Each player's running total: 0 at the start, then after each hand (``nets``: each
+    hand's net, in order)."""
+    totals = dict.fromkeys(players, 0)
+    series = {p: [0] for p in players}
+    for net in nets:
+        for p, amount in net.items():
             totals[p] += amount
-        for p in data.players:
+        for p in players:
             series[p].append(totals[p])
     return series
 
 
-def chart(data: ReportData, lang: str) -> str:
+def chart(players: Sequence[str], series: Mapping[str, Sequence[int]], lang: str) -> str:
     """The inline SVG: one polyline per player, x = hands played, y = running total."""
-    series = running_scores(data)
     values = [v for s in series.values() for v in s]
     low, high = min(values), max(values)
     if low == high:
         low, high = low - 1, high + 1
-    steps = max(len(data.hands), 1)
+    steps = max(len(series[players[0]]) - 1, 1)
 
     def x(i: int) -> float:
         return round(PAD + (WIDTH - 2 * PAD) * i / steps, 2)
@@ -112,14 +114,14 @@ def chart(data: ReportData, lang: str) -> str:
         f'<text class="tick" x="{PAD - 6}" y="{y(low) + 4}" text-anchor="end">'
         f"{escape(number(low, lang))}</text>",
     ]
-    for seat, player in enumerate(data.players):
+    for seat, player in enumerate(players):
         points = " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(series[player]))
         parts.append(
             f'<polyline class="player" data-player="{escape(player)}" fill="none" '
             f'stroke="{COLOURS[seat]}" stroke-width="2" points="{points}">'
             f"<title>{escape(player)}</title></polyline>"
         )
-    for seat, player in enumerate(data.players):
+    for seat, player in enumerate(players):
         ly = PAD + 16 * seat
         parts.append(
             f'<text class="legend" x="{WIDTH - PAD + 4}" y="{ly}" fill="{COLOURS[seat]}">'
@@ -145,8 +147,8 @@ def _transfers_table(transfers: Sequence[Transfer], lang: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def _hand(data: ReportData, hand: HandState, lang: str) -> str:
-    notes = data.corrections.get(hand.number, ())
+def _hand(page: Page, hand: HandState, lang: str) -> str:
+    notes = page.corrections.get(hand.number, ())
     kinds = sorted({n.kind for n in notes})
     classes = " ".join(["hand", *kinds])
     title = render(Sentence(N_("report.hand"), {"number": hand.number}), lang)
@@ -171,8 +173,8 @@ def _hand(data: ReportData, hand: HandState, lang: str) -> str:
                     "when": Moment(note.when),
                     "by": note.by,
                     "reason": note.reason,
-                    "original": Net.of(data.players, note.original_net),
-                    "net": Net.of(data.players, note.net),
+                    "original": Net.of(page.players, note.original_net),
+                    "net": Net.of(page.players, note.net),
                 },
             ),
             lang,
@@ -181,7 +183,7 @@ def _hand(data: ReportData, hand: HandState, lang: str) -> str:
     parts.append(_transfers_table(hand.transfers, lang))
     net = render(
         Sentence(
-            N_("summary.net"), {"number": hand.number, "net": Net.of(data.players, hand.net())}
+            N_("summary.net"), {"number": hand.number, "net": Net.of(page.players, hand.net())}
         ),
         lang,
     )
@@ -216,36 +218,66 @@ def ruleset_title(name: str, lang: str) -> str:
 
 def render_report(data: ReportData, lang: str) -> str:
     """The whole page, in ``lang``."""
-    series = running_scores(data)
-    title = render(Sentence(N_("report.title"), {"match": data.match or "—"}), lang)
-    subtitle = render(
-        Sentence(
-            N_("report.subtitle"),
-            {"ruleset": ruleset_title(data.ruleset, lang), "players": data.players},
-        ),
-        lang,
-    )
-    totals_head = (
-        f"<tr><th>{escape(message(lang, PLAYER))}</th><th>{escape(message(lang, TOTALS))}</th></tr>"
-    )
-    totals_rows = "".join(
-        f'<tr><td>{escape(p)}</td><td class="num">{escape(signed(series[p][-1], lang))}</td></tr>'
-        for p in data.players
-    )
-    footer = render(Sentence(N_("report.footer"), {"version": __version__}), lang)
-    body = [
-        f"<h1>{escape(title)}</h1>",
-        f'<p class="subtitle">{escape(subtitle)}</p>',
-        f"<section><h2>{escape(message(lang, CHART))}</h2>",
-        chart(data, lang),
-        "</section>",
-        f"<section><h2>{escape(message(lang, TOTALS))}</h2>"
-        f'<table id="totals">{totals_head}{totals_rows}</table></section>',
-        f"<section><h2>{escape(message(lang, HANDS))}</h2>",
-        *(_hand(data, h, lang) for h in data.hands),
-        "</section>",
-        f"<footer><p>{escape(footer)}</p></footer>",
-    ]
+    page = Page(data.ruleset, data.match, data.players, data.corrections)
+    return "".join(page.chunks(lang, [h.net() for h in data.hands], data.hands))
+
+
+@frozen
+class Page:
+    """The page of a match, written in two passes so that no more than one hand need be held:
+    the chart and the totals from each hand's net first, then each hand as it comes."""
+
+    ruleset: str
+    match: str | None
+    players: tuple[str, ...]
+    corrections: Mapping[int, Sequence[CorrectionNote]] = field(factory=dict)
+
+    def chunks(
+        self, lang: str, nets: Iterable[Mapping[str, int]], hands: Iterable[HandState]
+    ) -> Iterator[str]:
+        """The page in ``lang``, piece by piece: ``nets`` is read whole before the first piece,
+        ``hands`` (the same hands, in order) one at a time after it."""
+        series = running_scores(self.players, nets)
+        title = render(Sentence(N_("report.title"), {"match": self.match or "—"}), lang)
+        yield _head(title, lang)
+        yield "\n".join(self._top(title, series, lang))
+        for hand in hands:
+            yield "\n" + _hand(self, hand, lang)
+        footer = render(Sentence(N_("report.footer"), {"version": __version__}), lang)
+        yield f"\n</section>\n<footer><p>{escape(footer)}</p></footer>\n</body>\n</html>\n"
+
+    def _top(self, title: str, series: Mapping[str, Sequence[int]], lang: str) -> list[str]:
+        """The title, the chart and the totals: what comes before the first hand."""
+        subtitle = render(
+            Sentence(
+                N_("report.subtitle"),
+                {"ruleset": ruleset_title(self.ruleset, lang), "players": self.players},
+            ),
+            lang,
+        )
+        totals_head = (
+            f"<tr><th>{escape(message(lang, PLAYER))}</th>"
+            f"<th>{escape(message(lang, TOTALS))}</th></tr>"
+        )
+        totals_rows = "".join(
+            f'<tr><td>{escape(p)}</td><td class="num">{escape(signed(series[p][-1], lang))}'
+            "</td></tr>"
+            for p in self.players
+        )
+        return [
+            f"<h1>{escape(title)}</h1>",
+            f'<p class="subtitle">{escape(subtitle)}</p>',
+            f"<section><h2>{escape(message(lang, CHART))}</h2>",
+            chart(self.players, series, lang),
+            "</section>",
+            f"<section><h2>{escape(message(lang, TOTALS))}</h2>"
+            f'<table id="totals">{totals_head}{totals_rows}</table></section>',
+            f"<section><h2>{escape(message(lang, HANDS))}</h2>",
+        ]
+
+
+def _head(title: str, lang: str) -> str:
+    """The document up to ``<body>``: the language, no fetching allowed, the styles."""
     return (
         f'<!DOCTYPE html>\n<html lang="{"zh-Hans" if lang == "zh" else lang}">\n<head>\n'
         '<meta charset="utf-8">\n'
@@ -253,8 +285,6 @@ def render_report(data: ReportData, lang: str) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'\">\n"
         f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body>\n</html>\n"
     )
 
 

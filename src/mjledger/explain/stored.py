@@ -4,11 +4,13 @@ HTML report (corrected hands marked)."""
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import attrs
 
-from mjledger.explain.report import ReportData
+from mjledger.errors import MjledgerError
+from mjledger.explain.report import Page, ReportData
 from mjledger.explain.steps import (
     N_,
     CorrectionNote,
@@ -31,7 +33,7 @@ from mjledger.store.corrections import (
     notes,
     settle_corrected,
 )
-from mjledger.store.events import HandCorrected
+from mjledger.store.events import HandClosed, HandCorrected
 from mjledger.store.hand_forms import shift_lines
 from mjledger.store.projectors import MatchRecord
 
@@ -122,3 +124,49 @@ def report_from_store(ledger: Ledger, match_id: str) -> ReportData:
         for n, found in notes(ledger, match_id).items()
     }
     return ReportData(started.ruleset, match_id, started.players, hands, corrections)
+
+
+class NotFromClosingsError(Exception):
+    """The page of a stored match cannot be written from its closings: a hand settles to a net
+    its closing (or the correction in force) does not record, or reading the match failed. The
+    caller writes it from every hand settled at once instead (:func:`report_from_store`),
+    which gives the page, or the error, the store has."""
+
+
+def stored_page(
+    ledger: Ledger, match_id: str
+) -> tuple[Page, list[dict[str, int]], Iterator[HandState]]:
+    """The report of a stored match in two passes (:class:`Page`): each hand's net as its
+    closing records it (or the correction in force), then each hand settled as it is written,
+    checked against that net and dropped (:class:`NotFromClosingsError` where they differ)."""
+    try:
+        record = ledger.match(match_id)
+        found = notes(ledger, match_id)
+        nets = [_recorded_net(c, found.get(n, ())) for n, c in enumerate(record.closed, 1)]
+        if ledger.hands_in(match_id) > len(nets):  # the hand in play has no closing yet
+            nets.append(ledger.settlement(match_id, len(nets) + 1).net())
+    except MjledgerError as exc:
+        raise NotFromClosingsError(str(exc)) from exc
+    corrections = {n: [CorrectionNote(**note) for note in f] for n, f in found.items()}
+    started = record.started
+    page = Page(started.ruleset, match_id, started.players, corrections)
+    return page, nets, _settled_as_recorded(ledger, match_id, nets)
+
+
+def _recorded_net(closed: HandClosed, corrections: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """A closed hand's net: the last correction's (a void's is all zeros), else its closing's."""
+    return dict(corrections[-1]["net"] if corrections else closed.net)
+
+
+def _settled_as_recorded(
+    ledger: Ledger, match_id: str, nets: Sequence[Mapping[str, int]]
+) -> Iterator[HandState]:
+    for number, net in enumerate(nets, 1):
+        try:
+            hand = ledger.settlement(match_id, number)
+        except MjledgerError as exc:
+            raise NotFromClosingsError(str(exc)) from exc
+        ledger.forget_hand(match_id, number)
+        if hand.net() != net:
+            raise NotFromClosingsError(f"hand {number} settles to {hand.net()}, recorded {net}")
+        yield hand

@@ -19,7 +19,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, cast
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -209,6 +209,15 @@ class Ledger(Application[uuid.UUID]):
         except AggregateNotFoundError:
             raise StoreError(f"match {match_id!r} has no hand {number}", code="no_hand") from None
         return record
+
+    def forget_hand(self, match_id: str, number: int) -> None:
+        """Drop hand ``number``'s folded stream from the ledger's cache: a reader going through
+        a long match once (``report``) then holds one hand at a time, not every hand's record
+        with its events (the cache keeps 4,096 streams)."""
+        cache = self.repository.cache
+        if cache is not None:
+            with suppress(KeyError):  # never read, or already evicted
+                cache.get(hand_stream(match_id, number), evict=True)
 
     def hand_events(self, match_id: str, number: int) -> list[Event]:
         """The hand's stored events, read without folding them (for export and audits)."""
