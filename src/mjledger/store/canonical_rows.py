@@ -28,7 +28,6 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, Final
 
-import attrs
 import msgspec
 
 from mjledger.log.events import EVENT_CLASSES, HandStarted
@@ -48,6 +47,7 @@ _END: Final = b'"}'
 _PLAIN: Final = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
 
 _HAND_STARTED: Final = topic_of(HandStarted)
+_SET_RULES: Final[Callable[[Any, Any], None]] = vars(HandStarted)["rules"].__set__
 _RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has few)
 
 _Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any]]
@@ -116,8 +116,10 @@ class CanonicalRows:
         """A stored hand_started with its match's house rules (a field only the strict codec
         types): the event without them, then the rules as the converter reads them
         (:func:`mjledger.rules.house.rules_from_json` of the line's ruleset, a pure function,
-        so each match's rules are read once). The rules field has no validator of its own,
-        so this is the converter's event, or None where the converter must say why not."""
+        so each match's rules are read once). The rules field has no validator of its own
+        (the post-init check reads it), so this is the converter's event, or None where the
+        converter must say why not. The event is new, built here: setting its slot shares
+        nothing."""
         raw, struct.rules = struct.rules, UNSET
         event = build(struct)
         if event is None or event.ruleset is None:
@@ -129,7 +131,11 @@ class CanonicalRows:
             if len(self._rules) >= _RULES_KEPT:
                 self._rules.clear()
             self._rules[key] = rules
-        return attrs.evolve(event, rules=rules)
+        # ``attrs.evolve`` less its second run of the validators over the values they passed:
+        # the rules set in the new event's slot, then the one check that reads them.
+        _SET_RULES(event, rules)
+        event.__attrs_post_init__()
+        return event
 
 
 @cache

@@ -28,7 +28,7 @@ from mjledger.store.audit.signatures import check_signature
 from mjledger.store.audit.views import MatchView, check_view_match
 from mjledger.store.events import HandClosed
 from mjledger.store.records import GENESIS, with_rules
-from mjledger.store.streams import hand_stream
+from mjledger.store.streams import hand_stream_hex
 
 
 def audit_match(run: Run, stream: str, match_id: str | None) -> None:
@@ -282,7 +282,7 @@ def _where(match_id: str | None, number: int, line: int) -> Any:
 @lru_cache(maxsize=16)
 def hand_hex(match_id: str | None, number: int) -> str:
     """A hand's stream id (each is asked for more than once: reading, replaying, findings)."""
-    return hand_stream(match_id or "", number).hex
+    return hand_stream_hex(match_id or "", number)
 
 
 def after(state: MatchState, closed: HandClosed) -> MatchState:
