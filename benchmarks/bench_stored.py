@@ -112,6 +112,7 @@ def stored_match(
             f"{run[0]:.2f} s CPU ({run[0] / alone_cpu:.2f}×), {run[1]:.2f} s wall, {run[2]:.0f} MB",
             f"hand alone {alone_cpu:.2f} s CPU, {found['alone'][2]:.0f} MB",
             run[0] <= 3 * alone_cpu and run[2] < 100,
+            _before(found, name),
         )
     run = found["report"]
     goals.add(
@@ -119,4 +120,11 @@ def stored_match(
         f"{run[2]:.0f} MB, {run[0]:.2f} s CPU, {run[1]:.2f} s wall",
         f"explain of one hand alone {found['alone'][2]:.0f} MB",
         run[2] < 100,
+        _before(found, "report"),
     )
+
+
+def _before(found: dict[str, Any], name: str) -> str:
+    """The same command on the ``--before`` tree, where it ran."""
+    run = found.get(f"{name} before")
+    return "" if run is None else f"{run[2]:.0f} MB, {run[0]:.2f} s CPU"

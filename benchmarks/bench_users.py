@@ -358,12 +358,14 @@ def stored(goals: Goals, directory: Path, log: Path, hands: int, rounds: int) ->
     """The store's views at 1, 10 and 1,000 matches, and ``log`` (a simulated match of
     ``hands`` hands) explained and reported from the 1,000-match store (``bench_stored``)."""
     alone = directory / "hand-1-alone.jsonl"
-    if not alone.exists():
-        cut_hand(log, 1, alone)
+    if not alone.exists():  # in a child: a peak RSS measured later would include this one's
+        cut = [PYTHON, str(HERE / "bench_users.py"), "--cut", str(log), "1", str(alone)]
+        subprocess.run(cut, check=True)
     stores = {n: build_store(MJLEDGER, directory, n) for n in (1, 10)}
     stores[1000] = build_store(MJLEDGER, directory, 1000, log)
     views(goals, interleaved, MJLEDGER, stores, rounds)
-    match = json.loads(log.read_text(encoding="utf-8").split("\n", 1)[0])["match"]
+    with log.open(encoding="utf-8") as lines:
+        match = json.loads(lines.readline())["match"]
     stored_match(goals, interleaved, MJLEDGER, stores[1000], match, hands, alone, rounds)
 
 
