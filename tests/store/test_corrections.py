@@ -32,7 +32,8 @@ from mjledger.store.corrections import (
 )
 from mjledger.store.records import RecordMapper, chain, converter_form, stored_form
 from tests.conftest import EXAMPLES
-from tests.strategies import legal_log_text, legal_logs, log_text
+from tests.store.recorded import recorded_match
+from tests.strategies import legal_log_text, legal_logs
 
 SC = EXAMPLES / "sichuan-match.jsonl"
 SC_ID = "chengdu-teahouse-t12-2026-12-06"
@@ -264,28 +265,23 @@ def test_void_then_restore_on_random_matches(lines: list, data: st.DataObject) -
     scores, a correction with its own events puts it back; export and views agree."""
     if lines[0]["type"] != "match_started":
         return
-    with tempfile.TemporaryDirectory() as folder:
-        ledger = Ledger(Path(folder) / "s.sqlite")
-        try:
-            match = ledger.record_log(log_text(lines)).match
-            closed = len(ledger.match(match).closed)
-            if not closed:
-                return
-            number = data.draw(st.integers(1, closed))
-            scores = ledger.views.scores_by_match()[match]
-            net = ledger.settlement(match, number).net()
-            stand_alone = "".join(dumps_event(e) + "\n" for e in ledger.hand_events(match, number))
-            void(ledger, match, number, reason="r", by="s")
-            voided = ledger.views.scores_by_match()[match]
-            assert voided == {p: scores[p] - net[p] for p in scores}
-            assert replay(ledger.export(match)).totals() == voided
-            correct(ledger, match, number, stand_alone, reason="r", by="s")
-            assert ledger.views.scores_by_match()[match] == scores
-            assert replay(ledger.export(match)).totals() == scores
-            ledger.views.rebuild()
-            assert ledger.views.scores_by_match()[match] == scores
-        finally:
-            ledger.close()
+    with recorded_match(lines) as (ledger, match):
+        closed = len(ledger.match(match).closed)
+        if not closed:
+            return
+        number = data.draw(st.integers(1, closed))
+        scores = ledger.views.scores_by_match()[match]
+        net = ledger.settlement(match, number).net()
+        stand_alone = "".join(dumps_event(e) + "\n" for e in ledger.hand_events(match, number))
+        void(ledger, match, number, reason="r", by="s")
+        voided = ledger.views.scores_by_match()[match]
+        assert voided == {p: scores[p] - net[p] for p in scores}
+        assert replay(ledger.export(match)).totals() == voided
+        correct(ledger, match, number, stand_alone, reason="r", by="s")
+        assert ledger.views.scores_by_match()[match] == scores
+        assert replay(ledger.export(match)).totals() == scores
+        ledger.views.rebuild()
+        assert ledger.views.scores_by_match()[match] == scores
 
 
 @settings(max_examples=25)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import tempfile
 from contextlib import suppress
 from pathlib import Path
 
@@ -30,7 +29,8 @@ from mjledger.log.codec import dumps_event
 from mjledger.store.corrections import correct, void
 from mjledger.store.streams import hand_stream, match_stream
 from tests.conftest import EXAMPLES
-from tests.strategies import legal_logs, log_text
+from tests.store.recorded import recorded_match
+from tests.strategies import legal_logs
 
 SC = EXAMPLES / "sichuan-match.jsonl"
 SC_ID = "chengdu-teahouse-t12-2026-12-06"
@@ -67,31 +67,24 @@ def test_the_two_passes_give_the_page_of_every_hand_settled(
     voided, in any language: the same page, and the cache holds no hand after it."""
     if lines[0]["type"] != "match_started":
         return
-    with tempfile.TemporaryDirectory() as folder:
-        ledger = Ledger(Path(folder) / "s.sqlite")
-        try:
-            match = ledger.record_log(log_text(lines)).match
-            closed = len(ledger.match(match).closed)
-            for number in data.draw(st.lists(st.integers(1, max(closed, 1)), max_size=3)):
-                if number > closed:
-                    break
-                events = ledger.hand_events(match, number)
-                text = "".join(dumps_event(e) + "\n" for e in events)
-                with suppress(
-                    MjledgerError
-                ):  # a refused one (voided twice, stakes) changes nothing
-                    if data.draw(st.booleans()):
-                        void(ledger, match, number, reason="r", by="s")
-                    else:
-                        correct(ledger, match, number, text, reason="r", by="s")
-            lang = data.draw(st.sampled_from(sorted(LANGUAGES)))
-            page = two_pass(ledger, match, lang)
-            for number in range(1, ledger.hands_in(match) + 1):  # no hand kept after it
-                with pytest.raises(KeyError):
-                    ledger.repository.cache.get(hand_stream(match, number))
-            assert page == render_report(report_from_store(ledger, match), lang)
-        finally:
-            ledger.close()
+    with recorded_match(lines) as (ledger, match):
+        closed = len(ledger.match(match).closed)
+        for number in data.draw(st.lists(st.integers(1, max(closed, 1)), max_size=3)):
+            if number > closed:
+                break
+            events = ledger.hand_events(match, number)
+            text = "".join(dumps_event(e) + "\n" for e in events)
+            with suppress(MjledgerError):  # a refused one (voided twice, stakes) changes nothing
+                if data.draw(st.booleans()):
+                    void(ledger, match, number, reason="r", by="s")
+                else:
+                    correct(ledger, match, number, text, reason="r", by="s")
+        lang = data.draw(st.sampled_from(sorted(LANGUAGES)))
+        page = two_pass(ledger, match, lang)
+        for number in range(1, ledger.hands_in(match) + 1):  # no hand kept after it
+            with pytest.raises(KeyError):
+                ledger.repository.cache.get(hand_stream(match, number))
+        assert page == render_report(report_from_store(ledger, match), lang)
 
 
 @pytest.fixture
