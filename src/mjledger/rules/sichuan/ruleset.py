@@ -197,7 +197,7 @@ class Sichuan(BaseRuleset):
         return settle.next_dealer(hand.dealer, hand.first_winners, hand.first_discarder)
 
     def quick_hands(self) -> QuickSichuan | None:
-        return QuickSichuan.at(self.rules, self.players)
+        return QuickSichuan.at(self)
 
 
 SICHUAN: Final = Sichuan()
