@@ -170,7 +170,9 @@ def _one_of_each(fan: int) -> Iterator[tuple[int, Any]]:
 def test_a_table_variant_leaves_the_table_to_the_general_fold() -> None:
     players = ("a", "b", "c", "d")
     assert QuickSichuan.at(SICHUAN.bind(SichuanRules(), players)) is not None
-    assert QuickSichuan.at(SICHUAN.bind(SichuanRules(blood_flow=True), players)) is None
+    assert QuickSichuan.at(SICHUAN.bind(SichuanRules(blood_flow=True), players)) is not None
+    flow_wall = SichuanRules(blood_flow=True, blood_flow_wall="exempt_winners")
+    assert QuickSichuan.at(SICHUAN.bind(flow_wall, players)) is None
     assert QuickSichuan.at(SICHUAN.bind(SichuanRules(pig_pays="still_in"), players)) is None
 
 

@@ -18,16 +18,19 @@ from tests.strategies import sichuan_rules
 from tests.unit.test_fast_path import fast_output, strict_output
 from tests.unit.test_quick_fold import fallbacks
 
-# Tables the quick fold plays (no variant) and tables it leaves to the general fold.
+# Tables the quick fold plays (no variant but blood flow) and tables it leaves to the general
+# fold.
 QUICK_TABLES: list[dict[str, Any]] = [
     {},
     {"fan_cap": 6, "self_draw_bonus": "fan", "base": 3},
     {"kong_passing_split": "none", "kong_money_passing": False},
     {"heavenly": True, "earthly": True, "all_258_pungs": True, "terminals_in_all": True},
+    {"blood_flow": True},
+    {"blood_flow": True, "kong_passing_split": "each_full", "fan_cap": 3},
 ]
 OTHER_TABLES: list[tuple[str, dict[str, Any]]] = [
-    ("sichuan", {"blood_flow": True}),
-    ("sichuan", {"blood_flow": True, "kong_passing_split": "each_full"}),
+    ("sichuan", {"blood_flow": True, "blood_flow_wall": "exempt_winners"}),
+    ("sichuan", {"blood_flow": True, "claimed_kong_bloom": "feeder_pays"}),
     ("sichuan", {"pig_pays": "still_in", "refund_to_winners": False}),
     ("hongkong", {}),
     ("hongkong", {"seven_pairs": True, "min_fan": 1}),
@@ -51,6 +54,7 @@ def test_simulated_sichuan_tile_hands_are_settled_by_the_quick_fold(rules: dict[
 @given(
     st.one_of(
         st.tuples(st.just("sichuan"), st.sampled_from(QUICK_TABLES)),
+        st.tuples(st.just("sichuan"), sichuan_rules().map(lambda r: {**r, "blood_flow": True})),
         st.tuples(st.just("sichuan"), sichuan_rules()),
         st.sampled_from(OTHER_TABLES),
     ),

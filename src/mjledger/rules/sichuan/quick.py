@@ -21,8 +21,8 @@ this fold's working hand as they read the general fold's: both are a
 word: it hands the hand back.
 
 It decides nothing the general fold would decide differently, because it decides only the
-common case. A first-turn claim, anything refused, a table variant other than blood battle's
-own rules, table stakes: there it raises :class:`~mjledger.rules.protocol.Undecided`, and the
+common case. A first-turn claim, anything refused, a table variant other than blood flow,
+table stakes: there it raises :class:`~mjledger.rules.protocol.Undecided`, and the
 caller folds the hand again, from its ``hand_started``, with the general fold (the events it
 drew are in ``drawn``). Property tests compare the two outputs on legal, variant, simulated
 tile and mutated logs.
@@ -52,14 +52,17 @@ from mjledger.rules.protocol import QuickHand, Undecided
 from mjledger.rules.sichuan import scoring, settle
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.rules.sichuan.wall import wall_states
-from mjledger.rules.values import MAX_KONGS, KongPayment
+from mjledger.rules.values import MAX_KONGS, KongPayment, still_in_of
 from mjledger.rules.wins import fan_of, win_context
 from mjledger.tiles.notation import Wind
 
 # The table variants this fold plays only at their defaults (a table that sets one is folded
-# by the general fold throughout).
+# by the general fold throughout). Blood flow it plays: its winners stay in and only the wall
+# ends the hand (settle.winners_leave, settle.ends_after_win).
 _DEFAULT_VARIANTS: Final = {
-    a.name: a.default for a in attrs.fields(SichuanRules) if a.metadata.get("variant")
+    a.name: a.default
+    for a in attrs.fields(SichuanRules)
+    if a.metadata.get("variant") and a.name != "blood_flow"
 }
 _KONG_REASONS: Final = {kind: f"kong_{kind}" for kind in scoring.KONG_PAYMENT}
 # A kong's record, built without running attrs' ``__init__``.
@@ -123,6 +126,7 @@ class QuickSichuan:
     __slots__ = (
         "_cap",
         "_kong_amount",
+        "_leave",
         "_players",
         "_rules",
         "_seat",
@@ -135,6 +139,7 @@ class QuickSichuan:
         players = table.players
         self._table = table  # what a win with tiles is evaluated by, as the general fold has it
         self._rules = rules
+        self._leave = settle.winners_leave(rules)
         self._players = players
         self._seat = {p: i for i, p in enumerate(players)}
         self._cap = rules.fan_cap
@@ -270,7 +275,7 @@ class QuickSichuan:
 
     def _won(self, hand: _Hand, event: WonOnDiscard | SelfDrawn, line: int | None) -> bool:
         """Settle a win (its fan asserted, or derived from its tiles by the general fold's
-        own statements); whether it ends the hand (three have won)."""
+        own statements); whether it ends the hand."""
         player, still = event.player, hand.still
         if player not in still or event.limit or event.first_turn or event.liable is not None:
             raise Undecided
@@ -327,7 +332,8 @@ class QuickSichuan:
         return fan
 
     def _record_win(self, hand: _Hand, player: str, discarder: str | None) -> bool:
-        """The win recorded (the first winners, who is still in); whether the hand ends."""
+        """The win recorded (the first winners, who is still in); whether the hand ends
+        (:func:`~mjledger.rules.sichuan.settle.ends_after_win`)."""
         hand.last_kong_by = None
         if not hand.first_winners:
             hand.first_winners.append(player)
@@ -338,8 +344,8 @@ class QuickSichuan:
         winners = hand.winners
         if player not in winners:
             winners.append(player)
-            hand.still = tuple([p for p in self._players if p not in winners])
-        if len(winners) < 3:  # blood battle: the hand ends when three have won
+            hand.still = still_in_of(self._players, tuple(winners), self._leave)
+        if not settle.ends_after_win(self._rules, winners):
             return False
         if hand.run is not None:
             self._close_run(hand)
@@ -349,17 +355,17 @@ class QuickSichuan:
         """rules.md, "When the wall runs out": what the line asserts of each player still in,
         or what their tiles make (:func:`~mjledger.rules.sichuan.wall.wall_states`, the
         general fold's hook's own reading)."""
-        remaining = event.remaining
-        still = hand.still
-        if remaining is None or remaining.keys() != set(still):
+        remaining, rules = event.remaining, self._rules
+        checked = settle.wall_players(rules, self._players, hand.still, hand.winners)
+        if remaining is None or remaining.keys() != set(checked):
             raise Undecided
         try:
-            states = wall_states(self._rules, hand.void_suits, remaining, still)
+            states = wall_states(rules, hand.void_suits, remaining, checked)
         except RuleError:
             raise Undecided from None
         kongs = [(k.player, k.payments) for k in hand.kongs]
         checks = settle.wall_checks(
-            self._rules, self._players, still, hand.winners, states, kongs, hand.passed
+            rules, self._players, checked, hand.winners, states, kongs, hand.passed
         )
         pay = hand.pay
         for reason, _, _, dues in checks:
