@@ -117,6 +117,54 @@ def evaluate_sichuan_win(
     hand = (*tuple(tiles), winning_tile)
     melds = tuple(melds)
     void_suit = context.void_suit
+    situational = (
+        ("kong_bloom", context.kong_bloom),
+        ("kong_cannon", context.kong_cannon),
+        ("robbing_kong", context.robbing_kong),
+        ("last_tile", context.last_tile),
+        ("heavenly", context.heavenly and rules.heavenly),
+        ("earthly", context.earthly and rules.earthly),
+    )
+    on = tuple([code for code, flag in situational if flag])
+    concealed = [0] * 34
+    for tile in hand:
+        concealed[tile.index] += 1
+    # Everything the result depends on: the tiles as counts, the melds, the void suit, the
+    # add-ons and the house rules the detection reads.
+    key = (
+        tuple(concealed),
+        tuple([(m.kind, tuple([t.index for t in m.tiles]), m.concealed) for m in melds]),
+        void_suit,
+        on,
+        rules.all_258_pungs,
+        rules.terminals_in_all,
+    )
+    found = _WINS.get(key)
+    if found is None:
+        found = _evaluated(hand, concealed, melds, void_suit, rules, on)
+        if len(_WINS) >= _WINS_KEPT:
+            _WINS.clear()
+        _WINS[key] = found
+    return found
+
+
+# Wins evaluated lately, by what their result depends on (a failure is never kept): under
+# blood flow a winner stays in with the hand they won with, wins with it again and shows it
+# at the empty wall, whose check evaluates a win on each of its waits.
+_WINS: Final[dict[tuple[object, ...], FanResult]] = {}
+_WINS_KEPT: Final = 4096
+
+
+def _evaluated(
+    hand: tuple[Tile, ...],
+    concealed: list[int],
+    melds: tuple[Meld, ...],
+    void_suit: str | None,
+    rules: SichuanRules,
+    on: tuple[str, ...],
+) -> FanResult:
+    """:func:`evaluate_sichuan_win` of ``hand`` (the winning tile last; ``concealed``: its
+    counts) with the add-ons ``on``: every refusal, then the best arrangement."""
     counts = _check_hand(hand, melds, void_suit, complete=True)
     suits = _suits_held(counts)
     if void_suit is not None and void_suit in suits:
@@ -127,35 +175,24 @@ def evaluate_sichuan_win(
         )
     if len(suits) > 2:
         raise TileError(f"holds three suits ({', '.join(suits)}): a Sichuan win holds at most two")
-    situational = (
-        ("kong_bloom", context.kong_bloom),
-        ("kong_cannon", context.kong_cannon),
-        ("robbing_kong", context.robbing_kong),
-        ("last_tile", context.last_tile),
-        ("heavenly", context.heavenly and rules.heavenly),
-        ("earthly", context.earthly and rules.earthly),
-    )
-    on = tuple([code for code, flag in situational if flag])
-    best = _best(hand, counts, len(suits) == 1, melds, rules, on)
+    best = _best(concealed, counts, len(suits) == 1, melds, rules, on)
     if best is None:
         shown = " ".join([*(f"[{m}]" for m in melds), format_tiles(hand[:-1])])
-        raise TileError(f"not a complete hand: {shown} + {winning_tile}")
+        raise TileError(f"not a complete hand: {shown} + {hand[-1]}")
     return best
 
 
 def _best(
-    hand: Sequence[Tile],
+    concealed: Sequence[int],
     counts: Sequence[int],
     one_suit: bool,
     melds: tuple[Meld, ...],
     options: SichuanRules,
     situational: tuple[str, ...],
 ) -> FanResult | None:
-    """The best arrangement of a checked hand (``counts``: hand and melds) and its fan: the
-    first of the highest fan (rules.md, "the highest over its arrangements")."""
-    concealed = [0] * 34
-    for tile in hand:
-        concealed[tile.index] += 1
+    """The best arrangement of a checked hand (``concealed``: its counts; ``counts``: hand
+    and melds) and its fan: the first of the highest fan (rules.md, "the highest over its
+    arrangements")."""
     roots = counts.count(4)
     best: tuple[int, tuple[PatternScore, ...], Arrangement] | None = None
     for arrangement in arrangements_of_counts(concealed, melds, SICHUAN):
