@@ -29,6 +29,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_users.py --quick      # small logs, a few minutes
     .venv/bin/python benchmarks/bench_users.py --start-up   # start-up alone, 3 × 3 rounds
+    .venv/bin/python benchmarks/bench_users.py --tiles      # the tile logs at 3,000 hands
     .venv/bin/python benchmarks/bench_users.py              # the issue's sizes (30k facts hands)
 """
 
@@ -369,6 +370,20 @@ def stored(goals: Goals, directory: Path, log: Path, hands: int, rounds: int) ->
     stored_match(goals, interleaved, MJLEDGER, stores[1000], match, hands, alone, rounds)
 
 
+def tile_logs(goals: Goals, directory: Path, hands: int, rounds: int) -> tuple[Path, ...]:
+    """The tile-log rows: ``replay --json`` of simulated Sichuan, blood-flow and Hong Kong
+    logs of ``hands`` hands (Hong Kong: its match ends after the north round), and the
+    library's ``replay()`` of the Sichuan one; the logs."""
+    logs = (
+        simulated(directory, "sichuan-tiles", hands),
+        simulated(directory, "blood-flow-tiles", hands, "--rules", '{"blood_flow": true}'),
+        simulated(directory, "hongkong-tiles", hands, "--ruleset", "hongkong"),
+    )
+    for log in logs:
+        replay_json(goals, log, 0.3, rounds, library=log is logs[0])
+    return logs
+
+
 def measure(args: argparse.Namespace) -> Goals:
     goals = Goals()
     quick = args.quick
@@ -380,6 +395,9 @@ def measure(args: argparse.Namespace) -> Goals:
         if args.stored:
             log = simulated(directory, "sichuan-tiles", tile_hands)
             stored(goals, directory, log, tile_hands, args.rounds)
+            return goals
+        if args.tiles:
+            tile_logs(goals, directory, 3_000, args.rounds)
             return goals
         print("start-up", flush=True)
         startup(goals, directory, args.rounds * 3)
@@ -394,13 +412,7 @@ def measure(args: argparse.Namespace) -> Goals:
         text_output(goals, text, args.rounds)
         print("replay --json", flush=True)
         replay_json(goals, facts, 0.6, args.rounds, library=True)
-        logs = (
-            simulated(directory, "sichuan-tiles", tile_hands),
-            simulated(directory, "blood-flow-tiles", tile_hands, "--rules", '{"blood_flow": true}'),
-            simulated(directory, "hongkong-tiles", tile_hands, "--ruleset", "hongkong"),
-        )
-        for log in logs:
-            replay_json(goals, log, 0.3, args.rounds, library=log is logs[0])
+        logs = tile_logs(goals, directory, tile_hands, args.rounds)
         print("explain", flush=True)
         explain(goals, logs[0], directory, 1, args.rounds)
         print("stored matches", flush=True)
@@ -420,6 +432,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--stored", action="store_true", help="only the stored matches' rows (bench_stored)"
+    )
+    parser.add_argument(
+        "--tiles", action="store_true", help="only the tile-log rows, at 3,000 hands (issue 25)"
     )
     parser.add_argument("--cut", nargs=3, metavar=("LOG", "N", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -20,6 +20,7 @@ from mjledger.fold.stream import SettledHands
 from mjledger.rules.sichuan import scoring
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.rules.sichuan.quick import QuickSichuan
+from mjledger.rules.sichuan.ruleset import SICHUAN
 from tests.strategies import corrupted_log_texts, legal_log_text, sichuan_rules
 from tests.unit.test_benchmark_logs import bench_replay
 from tests.unit.test_fast_path import fast_output, strict_output
@@ -137,7 +138,7 @@ def test_variant_logs_same_output(lines: list[dict[str, Any]]) -> None:
 def test_the_amounts_are_the_scoring_functions(rules: dict[str, Any], fan: int) -> None:
     """What the quick fold's tables say a win, a self-draw, a kong and a pig cost."""
     house = SichuanRules(**rules)
-    quick = QuickSichuan.at(house, ("a", "b", "c", "d"))
+    quick = QuickSichuan.at(SICHUAN.bind(house, ("a", "b", "c", "d")))
     assert quick is not None
     hand = quick.fold(1, "a", 0, iter(_one_of_each(fan)), [])
     paid = {(t["reason"], t["from"]): t["amount"] for t in hand.transfers}
@@ -168,9 +169,11 @@ def _one_of_each(fan: int) -> Iterator[tuple[int, Any]]:
 
 def test_a_table_variant_leaves_the_table_to_the_general_fold() -> None:
     players = ("a", "b", "c", "d")
-    assert QuickSichuan.at(SichuanRules(), players) is not None
-    assert QuickSichuan.at(SichuanRules(blood_flow=True), players) is None
-    assert QuickSichuan.at(SichuanRules(pig_pays="still_in"), players) is None
+    assert QuickSichuan.at(SICHUAN.bind(SichuanRules(), players)) is not None
+    assert QuickSichuan.at(SICHUAN.bind(SichuanRules(blood_flow=True), players)) is not None
+    flow_wall = SichuanRules(blood_flow=True, blood_flow_wall="exempt_winners")
+    assert QuickSichuan.at(SICHUAN.bind(flow_wall, players)) is None
+    assert QuickSichuan.at(SICHUAN.bind(SichuanRules(pig_pays="still_in"), players)) is None
 
 
 OPENING = [

@@ -7,15 +7,10 @@ from __future__ import annotations
 
 from mjledger.errors import RuleError
 from mjledger.log.events import Event, WonOnDiscard
+from mjledger.rules.refusals import refusal
 from mjledger.rules.values import HandView, OpenWins
 
 __all__ = ["check_in_play", "continues_wins", "located", "refusal"]
-
-
-def refusal(
-    event: Event, line: int | None, problem: str, code: str = "rule_violation"
-) -> RuleError:
-    return RuleError(problem, line=line, event_type=type(event).TYPE, code=code)
 
 
 def located(exc: RuleError, event: Event, line: int | None) -> RuleError:

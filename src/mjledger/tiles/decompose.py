@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 import attrs
 
+from mjledger._replace import constructor
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
@@ -33,6 +34,7 @@ __all__ = [
     "Arrangement",
     "Shapes",
     "arrangements",
+    "arrangements_of_counts",
     "counts_of",
     "is_complete",
     "is_ready",
@@ -83,6 +85,9 @@ class Arrangement:
         parts += [format_tiles((t, t)) for t in self.pairs]
         return " ".join(parts)
 
+
+# Every arrangement, built without running attrs' ``__init__`` (a win reads several).
+_new_arrangement: Final = constructor(Arrangement)
 
 # ---------------------------------------------------------------------------------------
 # Count vectors
@@ -266,15 +271,24 @@ def arrangements(
     counts = counts_of(hand)
     if melds:
         _check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
-    melds = tuple(melds)
-    found = [Arrangement("standard", melds, sets, (pair,)) for sets, pair in _standard(counts)]
+    return arrangements_of_counts(counts, tuple(melds), shapes)
+
+
+def arrangements_of_counts(
+    counts: Sequence[int], melds: tuple[Meld, ...], shapes: Shapes = SICHUAN
+) -> tuple[Arrangement, ...]:
+    """:func:`arrangements` of a hand its caller has checked: ``counts`` are its concealed
+    tiles' (the winning tile included), as many as the melds leave, none held five times in
+    hand and melds."""
+    new = _new_arrangement
+    found = [new("standard", melds, sets, (pair,)) for sets, pair in _standard(counts)]
     if not melds:
         if shapes.seven_pairs and _is_seven_pairs(counts, shapes.quad_as_two_pairs):
             pairs = tuple(TILES[i] for i in range(34) for _ in range(counts[i] // 2))
-            found.append(Arrangement("seven_pairs", (), (), pairs))
+            found.append(new("seven_pairs", (), (), pairs))
         if shapes.thirteen_orphans and _is_orphans(counts):
             doubled = next(TILES[i] for i in _ORPHANS if counts[i] == 2)
-            found.append(Arrangement("thirteen_orphans", (), (), (doubled,)))
+            found.append(new("thirteen_orphans", (), (), (doubled,)))
     return tuple(found)
 
 

@@ -9,13 +9,28 @@ the native name is what players at the table call the pattern.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Final
 
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.rules.protocol import NO_CONTEXT, WinContext
 from mjledger.rules.sichuan.options import SichuanRules
-from mjledger.tiles.decompose import SICHUAN, Arrangement, arrangements, counts_of, waits
-from mjledger.tiles.fan import FanResult, PatternRow, WallStatus, pattern_row, score_patterns
+from mjledger.tiles.decompose import (
+    SICHUAN,
+    Arrangement,
+    arrangements_of_counts,
+    counts_of,
+    waits,
+)
+from mjledger.tiles.fan import (
+    FanResult,
+    PatternRow,
+    PatternScore,
+    WallStatus,
+    pattern_row,
+    score_patterns,
+)
 from mjledger.tiles.notation import Meld, Tile, format_tiles
 
 __all__ = ["SICHUAN_TABLE", "evaluate_sichuan_wall", "evaluate_sichuan_win"]
@@ -54,15 +69,16 @@ _SHAPES = frozenset(
 
 def _check_hand(
     tiles: Sequence[Tile], melds: Sequence[Meld], void_suit: str | None, *, complete: bool
-) -> None:
-    """The refusals shared by wins and the empty-wall check, phrased for a person."""
+) -> list[int]:
+    """The refusals shared by wins and the empty-wall check, phrased for a person; the counts
+    of the tiles in hand and melds."""
     if void_suit is not None and void_suit not in ("m", "p", "s"):
         raise TileError(f"void suit {void_suit!r}: expected m, p or s")
     for meld in melds:
         if meld.kind == "chow":
             raise TileError(f"Sichuan has no chows: chow meld {meld}")
-    everything = list(tiles) + [t for m in melds for t in m.tiles]
-    honours = [t for t in everything if t.is_honour]
+    everything = [*tiles, *(t for m in melds for t in m.tiles)]
+    honours = [t for t in everything if t.index >= _HONOURS]
     if honours:
         raise TileError(f"Sichuan has no honour tiles: {format_tiles(honours)}")
     if len(melds) > 4:
@@ -74,7 +90,16 @@ def _check_hand(
             f"{plural(len(tiles), 'concealed tile')} with {plural(len(melds), 'meld')}: "
             f"{what} has {expected}"
         )
-    counts_of(everything)
+    return counts_of(everything)
+
+
+_HONOURS: Final = 27  # the first honour's slot: the tiles Sichuan plays come before it
+_SUIT_SLOTS: Final = (("m", 0), ("p", 9), ("s", 18))
+
+
+def _suits_held(counts: Sequence[int]) -> list[str]:
+    """The suits of a hand without honours, in order, from its counts."""
+    return [suit for suit, base in _SUIT_SLOTS if any(counts[base : base + 9])]
 
 
 def evaluate_sichuan_win(
@@ -92,60 +117,105 @@ def evaluate_sichuan_win(
     hand = (*tuple(tiles), winning_tile)
     melds = tuple(melds)
     void_suit = context.void_suit
-    _check_hand(hand, melds, void_suit, complete=True)
-    everything = list(hand) + [t for m in melds for t in m.tiles]
-    if void_suit is not None:
+    situational = (
+        ("kong_bloom", context.kong_bloom),
+        ("kong_cannon", context.kong_cannon),
+        ("robbing_kong", context.robbing_kong),
+        ("last_tile", context.last_tile),
+        ("heavenly", context.heavenly and rules.heavenly),
+        ("earthly", context.earthly and rules.earthly),
+    )
+    on = tuple([code for code, flag in situational if flag])
+    concealed = [0] * 34
+    for tile in hand:
+        concealed[tile.index] += 1
+    # Everything the result depends on: the tiles as counts, the melds, the void suit, the
+    # add-ons and the house rules the detection reads.
+    key = (
+        tuple(concealed),
+        tuple([(m.kind, tuple([t.index for t in m.tiles]), m.concealed) for m in melds]),
+        void_suit,
+        on,
+        rules.all_258_pungs,
+        rules.terminals_in_all,
+    )
+    found = _WINS.get(key)
+    if found is None:
+        found = _evaluated(hand, concealed, melds, void_suit, rules, on)
+        if len(_WINS) >= _WINS_KEPT:
+            _WINS.clear()
+        _WINS[key] = found
+    return found
+
+
+# Wins evaluated lately, by what their result depends on (a failure is never kept): under
+# blood flow a winner stays in with the hand they won with, wins with it again and shows it
+# at the empty wall, whose check evaluates a win on each of its waits.
+_WINS: Final[dict[tuple[object, ...], FanResult]] = {}
+_WINS_KEPT: Final = 4096
+
+
+def _evaluated(
+    hand: tuple[Tile, ...],
+    concealed: list[int],
+    melds: tuple[Meld, ...],
+    void_suit: str | None,
+    rules: SichuanRules,
+    on: tuple[str, ...],
+) -> FanResult:
+    """:func:`evaluate_sichuan_win` of ``hand`` (the winning tile last; ``concealed``: its
+    counts) with the add-ons ``on``: every refusal, then the best arrangement."""
+    counts = _check_hand(hand, melds, void_suit, complete=True)
+    suits = _suits_held(counts)
+    if void_suit is not None and void_suit in suits:
+        everything = [*hand, *(t for m in melds for t in m.tiles)]
         voids = [t for t in everything if t.suit == void_suit]
-        if voids:
-            raise TileError(
-                f"holds {format_tiles(voids)} of the void suit {void_suit}: "
-                "no win with the void suit"
-            )
-    suits = sorted({t.suit for t in everything})
+        raise TileError(
+            f"holds {format_tiles(voids)} of the void suit {void_suit}: no win with the void suit"
+        )
     if len(suits) > 2:
         raise TileError(f"holds three suits ({', '.join(suits)}): a Sichuan win holds at most two")
-    situational = {
-        "kong_bloom": context.kong_bloom,
-        "kong_cannon": context.kong_cannon,
-        "robbing_kong": context.robbing_kong,
-        "last_tile": context.last_tile,
-        "heavenly": context.heavenly and rules.heavenly,
-        "earthly": context.earthly and rules.earthly,
-    }
-    best = _best(hand, melds, rules, situational)
+    best = _best(concealed, counts, len(suits) == 1, melds, rules, on)
     if best is None:
         shown = " ".join([*(f"[{m}]" for m in melds), format_tiles(hand[:-1])])
-        raise TileError(f"not a complete hand: {shown} + {winning_tile}")
+        raise TileError(f"not a complete hand: {shown} + {hand[-1]}")
     return best
 
 
 def _best(
-    hand: Sequence[Tile],
+    concealed: Sequence[int],
+    counts: Sequence[int],
+    one_suit: bool,
     melds: tuple[Meld, ...],
     options: SichuanRules,
-    situational: dict[str, bool],
+    situational: tuple[str, ...],
 ) -> FanResult | None:
-    everything = [*hand, *(t for m in melds for t in m.tiles)]
-    counts = counts_of(everything)
-    concealed = counts_of(hand)
-    one_suit = len({t.suit for t in everything}) == 1
+    """The best arrangement of a checked hand (``concealed``: its counts; ``counts``: hand
+    and melds) and its fan: the first of the highest fan (rules.md, "the highest over its
+    arrangements")."""
     roots = counts.count(4)
-    best: FanResult | None = None
-    for arrangement in arrangements(hand, melds, SICHUAN):
+    best: tuple[int, tuple[PatternScore, ...], Arrangement] | None = None
+    for arrangement in arrangements_of_counts(concealed, melds, SICHUAN):
         detected = _detect(arrangement, concealed, options)
         if one_suit:
             detected["full_flush"] = 1
         quads = roots - (1 if "dragon_seven_pairs" in detected else 0)
         if quads:
             detected["root"] = quads
-        for code, on in situational.items():
-            if on:
-                detected[code] = 1
-        patterns = score_patterns(SICHUAN_TABLE, detected)
-        result = FanResult(sum(p.fan for p in patterns), patterns, arrangement)
-        if best is None or result.fan > best.fan:
-            best = result
-    return best
+        for code in situational:
+            detected[code] = 1
+        patterns, fan = _scored(tuple(detected.items()))
+        if best is None or fan > best[0]:
+            best = (fan, patterns, arrangement)
+    return None if best is None else FanResult(*best)
+
+
+@lru_cache(maxsize=4096)
+def _scored(detected: tuple[tuple[str, int], ...]) -> tuple[tuple[PatternScore, ...], int]:
+    """:func:`~mjledger.tiles.fan.score_patterns` of the table, and its total: a few sets of
+    detected rows recur in every match, so each is scored once."""
+    patterns = score_patterns(SICHUAN_TABLE, dict(detected))
+    return patterns, sum(p.fan for p in patterns)
 
 
 def _detect(
@@ -195,15 +265,15 @@ def evaluate_sichuan_wall(
     """
     hand = tuple(tiles)
     melds = tuple(melds)
-    _check_hand(hand, melds, void_suit, complete=False)
-    everything = list(hand) + [t for m in melds for t in m.tiles]
-    if void_suit is not None and any(t.suit == void_suit for t in everything):
+    counts = _check_hand(hand, melds, void_suit, complete=False)
+    if void_suit is not None and void_suit in _suits_held(counts):
         return WallStatus(flower_pig=True, ready=False, best_fan=None)
     ready: list[Tile] = []
     best: int | None = None
+    context = WinContext(void_suit=void_suit)
     for tile in waits(hand, melds, SICHUAN):
         try:
-            result = evaluate_sichuan_win(hand, tile, melds, WinContext(void_suit=void_suit), rules)
+            result = evaluate_sichuan_win(hand, tile, melds, context, rules)
         except TileError:
             continue
         ready.append(tile)

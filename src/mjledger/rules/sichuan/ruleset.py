@@ -90,9 +90,7 @@ class Sichuan(BaseRuleset):
         return tuple([(p, amount) for p in payers])
 
     def hand_ends_after_win(self, hand: HandView) -> bool:
-        # Blood battle: play goes on until three players have won; the last cannot win alone.
-        # Blood flow (variants.md): only the wall ends the hand.
-        return not hand.rules.blood_flow and len(hand.winners) >= 3
+        return settle.ends_after_win(self.rules, hand.winners)
 
     def settle_false_win(
         self, hand: HandView, player: str, line: int | None
@@ -122,8 +120,7 @@ class Sichuan(BaseRuleset):
         return settle.false_win_returns(player, kongs, hand.passed)
 
     def winners_leave(self) -> bool:
-        # Blood flow (variants.md): "every player stays in until wall_exhausted".
-        return not self.rules.blood_flow
+        return settle.winners_leave(self.rules)
 
     def kong_payments(self, hand: HandView, player: str, kind: str, from_: str | None) -> Payments:
         rules = self.rules
@@ -197,7 +194,7 @@ class Sichuan(BaseRuleset):
         return settle.next_dealer(hand.dealer, hand.first_winners, hand.first_discarder)
 
     def quick_hands(self) -> QuickSichuan | None:
-        return QuickSichuan.at(self.rules, self.players)
+        return QuickSichuan.at(self)
 
 
 SICHUAN: Final = Sichuan()

@@ -38,6 +38,18 @@ def next_dealer(dealer: str, first_winners: Sequence[str], first_discarder: str 
     return first_discarder
 
 
+def winners_leave(rules: SichuanRules) -> bool:
+    """Whether a winner leaves the hand: blood battle's do; under blood flow (variants.md)
+    "every player stays in until wall_exhausted"."""
+    return not rules.blood_flow
+
+
+def ends_after_win(rules: SichuanRules, winners: Collection[str]) -> bool:
+    """Blood battle: the hand ends when three players have won (the last cannot win alone);
+    blood flow (variants.md): only the wall ends it."""
+    return not rules.blood_flow and len(winners) >= 3
+
+
 def kong_payers(
     rules: SichuanRules, player: str, fed_by: str | None, still_in: Sequence[str]
 ) -> Sequence[str]:

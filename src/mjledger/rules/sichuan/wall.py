@@ -4,7 +4,7 @@ and the transfers that follow: flower pig, not ready, kong refund, in that order
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Final
 
@@ -40,17 +40,21 @@ def settle_wall(
             code = "already_won" if won else "not_at_table"
             raise RuleError(f"'remaining' names {who!r}, who {why}", code=code)
         raise RuleError(f"'remaining' leaves out {missing[0]!r}, who is still in the hand")
-    return wall_transfers(rules, hand, _states(rules, hand, remaining, still_in), line)
+    states = wall_states(rules, hand.void_suits, remaining, still_in)
+    return wall_transfers(rules, hand, states, line)
 
 
-def _states(
+def wall_states(
     rules: SichuanRules,
-    hand: HandView,
+    void_suits: tuple[tuple[str, str], ...],
     remaining: Mapping[str, PlayerAtWallEnd],
-    still_in: tuple[str, ...],
+    still_in: Sequence[str],
 ) -> dict[str, WallFacts]:
+    """What the wall's checks read of each player ``remaining`` names (those ``still_in``):
+    derived from the tiles an entry shows, else asserted — for the general fold's hook and
+    the quick fold alike (a RuleError: the tiles cannot be)."""
     try:
-        derived = derive_wall(rules, remaining, dict(hand.void_suits))
+        derived = derive_wall(rules, remaining, dict(void_suits))
     except TileError as exc:
         raise RuleError(str(exc), code=exc.code) from None
     return {p: derived.get(p) or asserted(remaining[p]) for p in still_in}
