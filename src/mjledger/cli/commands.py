@@ -1,109 +1,26 @@
-"""The commands of ``mjledger``: where each is defined, and the one line ``mjledger --help``
-lists for it.
+"""The commands of ``mjledger`` as click commands: each declared with the one line ``mjledger
+--help`` lists for it, and imported from where the table (:mod:`mjledger._command_table`)
+says it is defined.
 
 A command's module is imported when the command is asked for (click's lazy-group pattern:
 ``list_commands`` from this table, ``get_command`` importing the one module), so ``mjledger
 --help`` and ``mjledger replay`` do not import every command's options, rich, the store or
-the simulator. The short help is stated here once: ``mjledger --help`` reads it from the
-table without importing the command, and each command is declared with it (:func:`command`,
+the simulator. The short help is stated in the table once: ``mjledger --help`` reads it from
+there without importing the command, and each command is declared with it (:func:`command`,
 :func:`group`), so ``mjledger CMD --help`` and the listing cannot disagree.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from gettext import gettext as _
-from typing import Any, Final, NamedTuple
+from typing import Any
 
 import click
 
-
-class Entry(NamedTuple):
-    """A command of the group: the ``module:attribute`` of its click command, and its
-    short help."""
-
-    where: str
-    short_help: str
-
-
-COMMANDS: Final[Mapping[str, Entry]] = {
-    "audit": Entry(
-        "mjledger.cli.audit:audit_command",
-        "Re-derive everything in the store; report what does not agree.",
-    ),
-    "correct": Entry(
-        "mjledger.cli.disputes:correct_command",
-        "Replace a stored hand's settlement by a corrected hand.",
-    ),
-    "demo": Entry(
-        "mjledger.cli.simulate:demo",
-        "Record a short simulated match of each rule set, and show it.",
-    ),
-    "evaluate": Entry(
-        "mjledger.cli.evaluate:evaluate", "A hand's arrangements and fan, or its waits."
-    ),
-    "explain": Entry(
-        "mjledger.cli.disputes:explain_command",
-        "Explain a hand step by step: from a log, or stored.",
-    ),
-    "export": Entry("mjledger.cli.main:export_command", "Print a stored match as a canonical log."),
-    "hand": Entry(
-        "mjledger.cli.main:hand_command",
-        "One stored hand, as replaying the match's export reports it.",
-    ),
-    "history": Entry(
-        "mjledger.cli.main:history_command",
-        "A stored match, hand by hand: dealer, outcome and net.",
-    ),
-    "keygen": Entry(
-        "mjledger.cli.audit:keygen_command",
-        "Write a new Ed25519 key pair for signed checkpoints.",
-    ),
-    "matches": Entry(
-        "mjledger.cli.standings:matches_command",
-        "The matches in the store: rule set, players, hands, state.",
-    ),
-    "project": Entry(
-        "mjledger.cli.main:project_command",
-        "Bring the read models up to date, or rebuild them.",
-    ),
-    "record": Entry(
-        "mjledger.cli.main:record_command",
-        "Validate a log whole, then record it into the store.",
-    ),
-    "replay": Entry(
-        "mjledger.cli.main:replay_command", "Replay a hand or match log and settle it."
-    ),
-    "report": Entry(
-        "mjledger.cli.disputes:report_command",
-        "Write one self-contained HTML page for a match.",
-    ),
-    "schema": Entry("mjledger.cli.main:schema_command", "Print the JSON Schema of the log format."),
-    "scores": Entry(
-        "mjledger.cli.standings:scores_command",
-        "Running scores: per match, and per player across matches.",
-    ),
-    "serve": Entry(
-        "mjledger.cli.serve:serve_command", "Serve the HTTP API under /v1 and the desk."
-    ),
-    "simulate": Entry(
-        "mjledger.cli.simulate:simulate",
-        "Simulate legal tile-level play and write match logs.",
-    ),
-    "streaks": Entry(
-        "mjledger.cli.standings:streaks_command",
-        "Dealer streaks: current dealers, each player's longest.",
-    ),
-    "token": Entry(
-        "mjledger.cli.serve:token_group",
-        "Bearer tokens for the HTTP service: create, list, revoke.",
-    ),
-    "void": Entry(
-        "mjledger.cli.disputes:void_command",
-        "Void a stored hand: its transfers stop counting.",
-    ),
-}
+from mjledger._command_table import COMMANDS as COMMANDS
+from mjledger._command_table import Entry as Entry
 
 
 def command(name: str, **options: Any) -> Callable[[Callable[..., Any]], click.Command]:

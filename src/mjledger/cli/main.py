@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, BinaryIO, Final
 
 import click
 
+from mjledger._command_table import GROUP_HELP, HELP_OPTION_NAMES, OPTIONS
 from mjledger._gc import gc_paused
 from mjledger._text import escaped, plural
 from mjledger.cli.commands import command
@@ -40,28 +41,24 @@ def show_version(ctx: click.Context) -> None:
     ctx.exit()
 
 
-@click.group(cls=MjledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=MjledgerGroup,
+    help=GROUP_HELP,
+    context_settings={"help_option_names": list(HELP_OPTION_NAMES)},
+)
 @click.option(
     "--version",
     is_flag=True,
     expose_value=False,
     is_eager=True,
     callback=lambda ctx, _param, value: show_version(ctx) if value else None,
-    help="Show the version and exit.",
+    help=OPTIONS["--version"],
 )
-@click.option(
-    "--debug",
-    is_flag=True,
-    help="On an internal error, print the traceback ($MJLEDGER_DEBUG=1 too).",
-)
-@click.option(
-    "--verify",
-    is_flag=True,
-    help="Check the digest chain of every stream read from the store; refuse a broken one.",
-)
+@click.option("--debug", is_flag=True, help=OPTIONS["--debug"])
+@click.option("--verify", is_flag=True, help=OPTIONS["--verify"])
 @click.pass_context
 def main(ctx: click.Context, debug: bool, verify: bool) -> None:
-    """mjledger: an event-sourced ledger for mahjong sessions (Hong Kong and Sichuan)."""
+    # The group's help is the table's (mjledger/_command_table.py), as --help shows it.
     ctx.obj = {"verify": verify}
 
 
