@@ -8,7 +8,11 @@ rules::
     result.totals()          # {"ana": -8, "bo": -24, "cy": 40, "di": -8}
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing is not imported for ``mjledger --help`` (mjledger/_console.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Every name below is imported when first asked for (PEP 562): ``import mjledger`` — which
 # every ``mjledger`` command does first — costs nothing until the library is used, so that

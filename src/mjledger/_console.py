@@ -40,8 +40,12 @@ _COL_SPACING = 2
 def run() -> None:
     """The console script: the top-level help page if that is all that is asked for."""
     if not write_top_help(sys.argv[1:], os.path.basename(sys.argv[0])):
+        from mjledger._gc import command_imported, one_command_process
+
+        one_command_process()
         from mjledger.cli.main import main
 
+        command_imported()
         main()
 
 
