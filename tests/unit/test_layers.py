@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._growing",
         "mjledger._gc",
         "mjledger._codegen",
+        "mjledger._command_table",
     ),
     ("mjledger.tiles",),
     # The log's values: what a line says, in Python (no rule set is known here).
@@ -35,7 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("mjledger.fold", "mjledger.sim"),
     ("mjledger.store",),
     ("mjledger.explain",),
-    ("mjledger.cli", "mjledger.http"),
+    ("mjledger.cli", "mjledger.http", "mjledger._console"),
 ]
 # The top-level package and the modules kept at their documented 0.1 paths re-export others.
 FACADES = {
@@ -232,6 +233,7 @@ def test_help_imports_no_commands_module() -> None:
     none of the modules that define them: the group, its exit statuses and what they use."""
     assert _loaded_by(["--help"], ("mjledger",)) == [
         "mjledger",
+        "mjledger._command_table",
         "mjledger._gc",
         "mjledger._text",
         "mjledger.cli",

@@ -1,6 +1,7 @@
 """The rule sets mjledger knows, by name: built in, from plugins, or registered in process.
 
-Built-in rule sets are named here by import path (:mod:`mjledger.rules.builtin`), and plugin
+Built-in rule sets are named by import path (:mod:`mjledger.rules.builtin`; each loaded only
+when it is asked for by name, or when every rule set is), and plugin
 packages add theirs through the ``mjledger.rulesets`` entry-point group
 (``name = "package.module:RULESET"``), so the CLI sees a third-party rule set without a change
 here. Everything is loaded on first use.
@@ -17,26 +18,20 @@ from typing import Any, Final, TypeVar
 from mjledger.errors import UnknownRulesetError
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.legacy import DEPRECATION, LegacyRuleset
+from mjledger.rules.names import BUILT_IN_RULESETS
 from mjledger.rules.names import DEFAULT_RULESET as DEFAULT_RULESET
 from mjledger.rules.names import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from mjledger.rules.protocol import HouseRules, Ruleset
 
 R = TypeVar("R", BaseRuleset, Ruleset)
 
-_BUILT_IN: Final = "mjledger.rules.builtin:BUILT_IN"
-
 _registry: dict[str, BaseRuleset] = {}
 _by_rules_class: dict[type, BaseRuleset] = {}
 _loaded = False  # built-in rule sets and plugins' entry points
-_built_in_loaded = False  # the built-in ones (asked for by name, they need no entry point)
+_built_in_loaded: set[str] = set()  # the built-in ones loaded (by name: no entry point read)
 # Bound rule sets, by their house-rules object (kept alive here, so its id is not reused).
 _tables: dict[int, BaseRuleset] = {}
 _TABLES_KEPT: Final = 64
-
-
-def _load(reference: str) -> Any:
-    module, _, attr = reference.partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 def entry_points(group: str) -> Any:
@@ -47,13 +42,18 @@ def entry_points(group: str) -> Any:
     return installed(group=group)
 
 
-def _ensure_built_in() -> None:
-    global _built_in_loaded
-    if _built_in_loaded:
-        return
-    _built_in_loaded = True
-    for ruleset in _load(_BUILT_IN):
-        _add(ruleset)
+def load_built_in(name: str) -> Any:
+    """The built-in rule set ``name`` (a key of ``BUILT_IN_RULESETS``), imported."""
+    module, _, attribute = BUILT_IN_RULESETS[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _ensure_built_in(name: str | None = None) -> None:
+    """The built-in rule set ``name`` registered (every built-in one for None), once."""
+    for wanted in BUILT_IN_RULESETS if name is None else (name,):
+        if wanted in BUILT_IN_RULESETS and wanted not in _built_in_loaded:
+            _built_in_loaded.add(wanted)
+            _add(load_built_in(wanted), wanted)
 
 
 def _ensure_loaded() -> None:
@@ -63,9 +63,16 @@ def _ensure_loaded() -> None:
     if _loaded:
         return
     _loaded = True
-    for ruleset in _load(_BUILT_IN):
-        if _registry.get(ruleset.name) is not ruleset:
-            _add(ruleset)
+    for name in BUILT_IN_RULESETS:
+        ruleset = load_built_in(name)
+        _built_in_loaded.add(name)
+        if _registry.get(name) is not ruleset:
+            _add(ruleset, name)
+    # Listed built-in ones first, in their order, whichever was asked for first.
+    ordered = {n: _registry.pop(n) for n in BUILT_IN_RULESETS if n in _registry}
+    ordered.update(_registry)
+    _registry.clear()
+    _registry.update(ordered)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         if entry.name not in _registry:
             _add(entry.load(), entry.name)
@@ -95,7 +102,7 @@ def find_ruleset(name: str) -> BaseRuleset:
     ruleset = _registry.get(name)
     if ruleset is not None:
         return ruleset
-    _ensure_built_in()
+    _ensure_built_in(name)
     ruleset = _registry.get(name)
     if ruleset is not None:
         return ruleset
