@@ -57,9 +57,23 @@ def write_top_help(args: Sequence[str], prog: str) -> bool:
     page = top_help(prog, terminal_width())
     if page is None:
         return False
-    sys.stdout.write(page)
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(page)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: status 1 and nothing said, as click does
+        silence_stdout()
+        sys.exit(1)
     return True
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so the interpreter's last flush finds no broken
+    pipe to complain about."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test runner's capture)
+        pass
 
 
 def terminal_width() -> int:

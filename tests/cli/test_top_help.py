@@ -5,6 +5,7 @@ from the same table (mjledger/_command_table.py), so neither can drift from the 
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,22 @@ def test_the_script_and_python_m_agree(args: list[str], status: int) -> None:
     name = b"python -m mjledger"
     assert script.stdout == module.stdout.replace(name, b"mjledger")
     assert script.stderr == module.stderr.replace(name, b"mjledger")
+
+
+def _with_the_reader_gone(command: list[str]) -> tuple[int, bytes]:
+    """``command``'s status and standard error when standard output's reader has gone."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            command, stdout=write, stderr=subprocess.PIPE, env={"PATH": ""}, check=False
+        )
+    finally:
+        os.close(write)
+    return done.returncode, done.stderr
+
+
+def test_a_reader_gone_is_answered_as_click_answers_it() -> None:
+    code = "import sys; sys.argv[0] = 'mjledger'; from mjledger.cli import main; main()"
+    clicks = _with_the_reader_gone([sys.executable, "-c", code, "--help"])
+    assert _with_the_reader_gone([str(SCRIPT), "--help"]) == clicks == (1, b"")

@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import click
 
+from mjledger._console import silence_stdout
 from mjledger._text import one_line
 from mjledger.cli.commands import LazyGroup
 from mjledger.errors import MjledgerError
@@ -76,16 +77,6 @@ def refuse(exc: MjledgerError) -> None:
     sys.exit(EXIT_REFUSED)
 
 
-def _silence_stdout() -> None:
-    """Point standard output at /dev/null, so the interpreter's last flush finds no broken
-    pipe to complain about."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # not a real file (a test runner's capture)
-        pass
-
-
 def _debug(ctx: click.Context) -> bool:
     return bool(ctx.params.get("debug")) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
@@ -105,7 +96,7 @@ class MjledgerGroup(LazyGroup):
             click.echo("\nmjledger: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
-            _silence_stdout()
+            silence_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except MjledgerError as exc:
             refuse(exc)
