@@ -26,7 +26,7 @@ from mjledger._replace import constructor
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
-from mjledger.tiles.tables import Key, Split, suit_splits, wait_info
+from mjledger.tiles.tables import WAIT_TABLES, Key, Split, splits_of
 
 __all__ = [
     "HONGKONG",
@@ -148,8 +148,8 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
     returned (no table key holds five); the caller removes tiles completed to four by melds.
     This is the hot path the benchmark measures, so it works on bare ints and tuples, inline.
     """
-    m, p, s, z, plans = wait_info()
     held = tuple(counts)  # slices of a tuple are the keys themselves, with no copy between
+    m, p, s, z, plans = WAIT_TABLES.whole or WAIT_TABLES.for_keys(held)
     a = m.get(held[0:9])
     b = p.get(held[9:18])
     c = s.get(held[18:27])
@@ -344,9 +344,8 @@ def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[tuple[int, tuple[in
     """How the counts ``key`` of the suit at slot ``base`` split: whether the suit must hold
     the pair, and each split (in the table's order) as the pair's slot (-1: none) and its
     sets' codes (see :func:`_set_meld`). No split: an empty tuple."""
-    suited, honours = suit_splits()
-    table = suited if base < 27 else honours
     size = sum(key)
+    table = splits_of(base >= 27, size)
     if size % 3 == 0:
         return False, tuple((-1, _codes(base, split)) for split in table.sets.get(key, ()))
     if size % 3 == 2:

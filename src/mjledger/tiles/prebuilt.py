@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import mmap
 import os
 import tempfile
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,6 +27,7 @@ PACKAGED: Final = Path(__file__).with_name("wait_tables.bin")
 _MAGIC: Final = b"mjledger wait tables\n"
 
 
+@cache
 def digest() -> bytes:
     """What a tables file must have been written from: the builder's source and marshal's
     format version."""
@@ -48,11 +51,11 @@ def dumps(parts: Sequence[Any]) -> bytes:
     return _MAGIC + digest() + b"\n" + sizes + b"\n" + b"".join(blobs)
 
 
-def loads(data: bytes, part: int) -> Any | None:
+def loads(data: bytes | mmap.mmap, part: int) -> Any | None:
     """Part ``part`` of the tables in ``data``, or None if they were not written from this
     builder (or are cut short)."""
     head = _MAGIC + digest() + b"\n"
-    if not data.startswith(head):
+    if data[: len(head)] != head:
         return None
     end = data.find(b"\n", len(head))
     try:
@@ -69,14 +72,22 @@ def load(part: int) -> Any | None:
     """Part ``part`` of the tables shipped with the package, else of those in the user's
     cache, else None."""
     for path in (PACKAGED, cache_file()):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        tables = loads(data, part)
+        data = _mapped(path)
+        tables = None if data is None else loads(data, part)
         if tables is not None:
             return tables
     return None
+
+
+@cache
+def _mapped(path: Path) -> mmap.mmap | None:
+    """The file at ``path`` mapped into memory once for the process (None if it cannot be
+    read): a process reads a few of its parts, and only the pages they lie on are read."""
+    try:
+        with path.open("rb") as file:
+            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # absent, unreadable, or empty (ValueError)
+        return None
 
 
 def save(parts: Sequence[Any], path: Path | None = None) -> bool:

@@ -11,9 +11,10 @@ table is rebuilt.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations_with_replacement
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -89,20 +90,72 @@ def _build(ranks: int, chows: bool) -> SuitTable:
     )
 
 
+# The tables file holds them a part at a time, each read only when first needed: the honours'
+# splits, their wait information and the plans (small), then the suited splits and the suited
+# wait information one part per key size (how many tiles of the suit a hand holds). A hand
+# reads the sizes its suits have: a short log of a few hands never reads most of the file.
+_HONOUR_SPLITS, _HONOUR_INFO, _PLANS = 0, 1, 2
+_SIZES: Final = 15  # a suit holds 0 to 14 tiles of a hand
+_SUITED_SPLITS, _SUITED_INFO = 3, 3 + _SIZES
+
+
 @cache
+def splits_of(honours: bool, size: int) -> SuitSplits:
+    """The splits of the keys holding ``size`` tiles of the honours (all of them, whatever the
+    size: they are few) or of a suit."""
+    if honours:
+        return SuitSplits(*_stored_part(_HONOUR_SPLITS))
+    return SuitSplits(*_stored_part(_SUITED_SPLITS + size))
+
+
 def suit_splits() -> tuple[SuitSplits, SuitSplits]:
-    """The suited and honour splits: read back where they were built before (prebuilt.py),
-    else built on first use (about a second, with the wait information) and kept."""
-    suited, honours = _stored_part(0)
-    return SuitSplits(*suited), SuitSplits(*honours)
+    """The suited and honour splits, whole: read back where they were built before
+    (prebuilt.py), else built on first use (about a second, with the wait information)."""
+    parts = [splits_of(False, size) for size in range(_SIZES)]
+    suited = SuitSplits(_merged(p.sets for p in parts), _merged(p.pair for p in parts))
+    return suited, splits_of(True, 0)
 
 
-@cache
+class WaitTables:
+    """The wait information as the wait search reads it (:data:`WaitInfo`), read a key size at
+    a time: :meth:`for_keys` makes sure the sizes of a hand's three suits are in the suited
+    table before the hand looks them up (a key of a size read is found, or absent, exactly as
+    in the whole table), and ``whole`` is set once every size is in."""
+
+    def __init__(self) -> None:
+        self.whole: WaitInfo | None = None
+        self._suited: dict[Key, SuitInfo] = {}
+        self._sizes_read = [False] * _SIZES
+        self._partial: WaitInfo | None = None
+
+    def for_keys(self, held: Sequence[int]) -> WaitInfo:
+        """The tables, holding at least the sizes of ``held``'s three suits."""
+        if self._partial is None:
+            self._partial = (self._suited, self._suited, self._suited, *_honours_and_plans())
+        read = self._sizes_read
+        for size in (sum(held[0:9]), sum(held[9:18]), sum(held[18:27])):
+            if size < _SIZES and not read[size]:
+                self._suited.update(_stored_part(_SUITED_INFO + size))
+                read[size] = True
+                if all(read):
+                    self.whole = self._partial
+        return self._partial
+
+
+def _honours_and_plans() -> tuple[dict[Key, SuitInfo], Plans]:
+    return _stored_part(_HONOUR_INFO), _stored_part(_PLANS)
+
+
+WAIT_TABLES: Final = WaitTables()
+
+
 def wait_info() -> WaitInfo:
-    """:func:`_fold_wait_info` of the tables, read back or built as :func:`suit_splits`;
-    read only by a process that asks for waits."""
-    info: WaitInfo = _stored_part(1)
-    return info
+    """:func:`_fold_wait_info` of the tables, whole, read back or built as
+    :func:`suit_splits`."""
+    for size in range(_SIZES):
+        WAIT_TABLES.for_keys((size, *[0] * 26))
+    assert WAIT_TABLES.whole is not None
+    return WAIT_TABLES.whole
 
 
 def stored() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
@@ -117,21 +170,44 @@ def built() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
     return (splits[0], splits[1]), _fold_wait_info(tables)
 
 
+@cache
 def _stored_part(part: int) -> Any:
     from mjledger.tiles import prebuilt
 
     found = prebuilt.load(part)
-    if found is not None:
-        return found
+    return _built_and_kept()[part] if found is None else found
+
+
+@cache
+def _built_and_kept() -> list[Any]:
+    """The tables built in this process (once, whichever part was asked for first) and kept
+    for the next process (in the user's cache, if it can be written)."""
+    from mjledger.tiles import prebuilt
+
     plain = plain_tables(*built())
     prebuilt.save(plain)
-    return plain[part]
+    return plain
 
 
-def plain_tables(tables: tuple[SuitSplits, SuitSplits], info: WaitInfo) -> tuple[Any, Any]:
-    """The tables as plain values (tuples, dicts, ints), as prebuilt.py keeps them: the
-    splits, and the wait information."""
-    return tuple(attrs.astuple(t, recurse=False) for t in tables), info
+def plain_tables(tables: tuple[SuitSplits, SuitSplits], info: WaitInfo) -> list[Any]:
+    """The tables as plain values (tuples, dicts, ints), a part each as prebuilt.py keeps
+    them (the parts above)."""
+    suited, honours = tables
+    parts: list[Any] = [attrs.astuple(honours, recurse=False), info[3], info[4]]
+    parts += [(_sized(suited.sets, n), _sized(suited.pair, n)) for n in range(_SIZES)]
+    parts += [_sized(info[0], n) for n in range(_SIZES)]
+    return parts
+
+
+def _sized(table: dict[Key, _T], size: int) -> dict[Key, _T]:
+    return {key: value for key, value in table.items() if sum(key) == size}
+
+
+def _merged(parts: Iterable[dict[Key, _T]]) -> dict[Key, _T]:
+    merged: dict[Key, _T] = {}
+    for part in parts:
+        merged.update(part)
+    return merged
 
 
 # What the wait search needs of one suit's key, in one lookup: its code (below); whether it
