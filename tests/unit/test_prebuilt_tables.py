@@ -117,3 +117,11 @@ def test_a_reader_is_whole_once_every_size_was_read() -> None:
         reader.for_keys([size, *[0] * 33])
     assert reader.whole is not None
     assert reader.whole == tables.wait_info()
+
+
+def test_a_reader_asked_often_reads_every_size() -> None:
+    """Past a few hundred hands the reader is whole, whatever sizes the hands had."""
+    reader = tables.WaitTables()
+    for _ in range(256):
+        reader.for_keys([0] * 34)
+    assert reader.whole == tables.wait_info()

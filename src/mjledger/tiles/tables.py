@@ -97,6 +97,8 @@ def _build(ranks: int, chows: bool) -> SuitTable:
 _HONOUR_SPLITS, _HONOUR_INFO, _PLANS = 0, 1, 2
 _SIZES: Final = 15  # a suit holds 0 to 14 tiles of a hand
 _SUITED_SPLITS, _SUITED_INFO = 3, 3 + _SIZES
+# Hands a wait reader answers a size at a time before it reads every size.
+_WHOLE_AFTER: Final = 256
 
 
 @cache
@@ -127,13 +129,22 @@ class WaitTables:
         self._suited: dict[Key, SuitInfo] = {}
         self._sizes_read = [False] * _SIZES
         self._partial: WaitInfo | None = None
+        self._asked = 0
 
     def for_keys(self, held: Sequence[int]) -> WaitInfo:
-        """The tables, holding at least the sizes of ``held``'s three suits."""
+        """The tables, holding at least the sizes of ``held``'s three suits (every size once
+        asked this :data:`_WHOLE_AFTER` times: a process that asks that often is a long one,
+        and its lookups should go straight to the table)."""
         if self._partial is None:
             self._partial = (self._suited, self._suited, self._suited, *_honours_and_plans())
+        self._asked += 1
+        sizes = (
+            range(_SIZES)
+            if self._asked >= _WHOLE_AFTER
+            else (sum(held[0:9]), sum(held[9:18]), sum(held[18:27]))
+        )
         read = self._sizes_read
-        for size in (sum(held[0:9]), sum(held[9:18]), sum(held[18:27])):
+        for size in sizes:
             if size < _SIZES and not read[size]:
                 self._suited.update(_stored_part(_SUITED_INFO + size))
                 read[size] = True
