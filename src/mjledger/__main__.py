@@ -1,10 +1,11 @@
-"""``python -m mjledger`` runs the command line (as the console script does, click's help
-page included: ``python -m mjledger`` is the program name click shows)."""
+"""``python -m mjledger`` runs the command line as the console script does (mjledger/_console.py),
+under the name click gives it."""
 
-from mjledger._gc import command_imported, one_command_process
+from mjledger._console import run
 
-one_command_process()
-from mjledger.cli.main import main  # noqa: E402 - imported with the collector off
+if __package__:  # ``python -m mjledger``, as click names the program then
+    run("python -m mjledger")
+else:  # this file run by its path: click names the program after the file
+    from mjledger.cli.main import main
 
-command_imported()
-main()
+    main()

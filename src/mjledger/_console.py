@@ -37,9 +37,12 @@ _COL_MAX = 30
 _COL_SPACING = 2
 
 
-def run() -> None:
-    """The console script: the top-level help page if that is all that is asked for."""
-    if not write_top_help(sys.argv[1:], os.path.basename(sys.argv[0])):
+def run(prog: str | None = None) -> None:
+    """The console script (and ``python -m mjledger``, ``prog`` then the name click gives
+    it): the top-level help page if that is all that is asked for, else click."""
+    if prog is None:
+        prog = os.path.basename(sys.argv[0])
+    if not write_top_help(sys.argv[1:], prog):
         from mjledger._gc import command_imported, one_command_process
 
         one_command_process()

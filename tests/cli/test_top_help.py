@@ -162,3 +162,23 @@ def test_a_reader_gone_is_answered_as_click_answers_it() -> None:
     code = "import sys; sys.argv[0] = 'mjledger'; from mjledger.cli import main; main()"
     clicks = _with_the_reader_gone([sys.executable, "-c", code, "--help"])
     assert _with_the_reader_gone([str(SCRIPT), "--help"]) == clicks == (1, b"")
+
+
+@pytest.mark.parametrize("columns", [50, 80])
+def test_python_m_writes_clicks_page_under_its_name_without_click(columns: int) -> None:
+    code = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('click' in sys.modules, file=sys.stderr))\n"
+        "runpy.run_module('mjledger', run_name='__main__', alter_sys=True)\n"
+    )
+    env = {"COLUMNS": str(columns), "PATH": ""}
+    ours = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, env=env)
+    module = subprocess.run(
+        [sys.executable, "-m", "mjledger", "--help"], capture_output=True, env=env
+    )
+    assert ours.returncode == module.returncode == 0
+    assert ours.stderr == b"False\n"
+    assert ours.stdout == module.stdout
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", str(columns))
+        assert module.stdout.decode() == clicks_page("python -m mjledger")
