@@ -150,8 +150,12 @@ class Goals:
     def __init__(self) -> None:
         self.rows: list[tuple[str, str, str, str, str]] = []
 
-    def add(self, goal: str, figure: str, baseline: str, met: bool, before: str = "") -> None:
-        self.rows.append((goal, before, figure, baseline, "met" if met else "NOT MET"))
+    def add(
+        self, goal: str, figure: str, baseline: str, met: bool | None, before: str = ""
+    ) -> None:
+        """``met`` None: a figure the issue sets no goal for, shown beside the goals."""
+        verdict = "(no goal)" if met is None else "met" if met else "NOT MET"
+        self.rows.append((goal, before, figure, baseline, verdict))
         was = f" (before: {before})" if before else ""
         print(f"  {goal}: {figure}{was} (baseline {baseline}) — {self.rows[-1][4]}", flush=True)
 
@@ -189,12 +193,14 @@ def times_json(ours: Run, base: Run) -> str:
 def startup(goals: Goals, directory: Path, rounds: int) -> None:
     one = directory / "one-hand.jsonl"
     one.write_text(sichuan_log(random.Random(1), 1), encoding="utf-8")
+    tiles = simulated(directory, "one-tile-hand", 1)  # a hand's wins and empty wall with tiles
     found = interleaved(
         {
             "python": [PYTHON, "-c", "pass"],
             "click": [PYTHON, "-c", "import click"],
             "help": [*MJLEDGER, "--help"],
             "one": [*MJLEDGER, "replay", "--json", str(one)],
+            "tiles": [*MJLEDGER, "replay", "--json", str(tiles)],
         },
         rounds,
         warm=True,  # the first of all measurements: what compile_trees left is compiled here
@@ -207,10 +213,10 @@ def startup(goals: Goals, directory: Path, rounds: int) -> None:
     for name, goal, limit in (
         ("help", "mjledger --help ≤ 0.10 s CPU", 0.10),
         ("one", "replay --json of a one-hand log ≤ 0.20 s CPU", 0.20),
+        ("tiles", "replay --json of a one-hand simulated log with tiles", None),
     ):
-        goals.add(
-            goal, shown(found[name]), base, found[name][0] <= limit, _before(found, name, shown)
-        )
+        met = None if limit is None else found[name][0] <= limit
+        goals.add(goal, shown(found[name]), base, met, _before(found, name, shown))
 
 
 def text_output(goals: Goals, facts: Path, rounds: int) -> None:
