@@ -23,6 +23,7 @@ from mjledger._command_table import (
     HELP_OPTION_NAMES,
     OPTIONS,
 )
+from mjledger._streams import silence_stdout
 
 TYPE_CHECKING = False  # typing itself costs this start-up more than the page does
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ def write_top_help(args: Sequence[str], prog: str) -> bool:
     page = top_help(prog, terminal_width())
     if page is None:
         return False
+    if sys.stdout is None:  # no standard output at all: nothing to write, as click.echo does
+        return True
     try:
         sys.stdout.write(page)
         sys.stdout.flush()
@@ -67,16 +70,6 @@ def write_top_help(args: Sequence[str], prog: str) -> bool:
         silence_stdout()
         sys.exit(1)
     return True
-
-
-def silence_stdout() -> None:
-    """Point standard output at /dev/null, so the interpreter's last flush finds no broken
-    pipe to complain about."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # not a real file (a test runner's capture)
-        pass
 
 
 def terminal_width() -> int:

@@ -102,7 +102,12 @@ def test_the_console_script_writes_it_without_click() -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout == clicks_page_in_a_process(["--help"], 80).stdout.decode()
     loaded = ast.literal_eval(out.stderr.strip())
-    assert loaded == ["mjledger", "mjledger._command_table", "mjledger._console"]
+    assert loaded == [
+        "mjledger",
+        "mjledger._command_table",
+        "mjledger._console",
+        "mjledger._streams",
+    ]
 
 
 def clicks_page_in_a_process(args: list[str], columns: int) -> subprocess.CompletedProcess[bytes]:
@@ -182,3 +187,16 @@ def test_python_m_writes_clicks_page_under_its_name_without_click(columns: int) 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("COLUMNS", str(columns))
         assert module.stdout.decode() == clicks_page("python -m mjledger")
+
+
+def _with_no_stdout(command: list[str]) -> tuple[int, bytes]:
+    """``command``'s status and standard error when it is started with standard output closed."""
+    shell = ["/bin/sh", "-c", '"$0" "$@" >&-', *command]
+    done = subprocess.run(shell, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    return done.returncode, done.stderr
+
+
+def test_no_standard_output_at_all_is_answered_as_click_answers_it() -> None:
+    code = "import sys; sys.argv[0] = 'mjledger'; from mjledger.cli import main; main()"
+    clicks = _with_no_stdout([sys.executable, "-c", code, "--help"])
+    assert _with_no_stdout([str(SCRIPT), "--help"]) == clicks == (0, b"")

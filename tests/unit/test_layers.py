@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._gc",
         "mjledger._codegen",
         "mjledger._command_table",
+        "mjledger._streams",
     ),
     ("mjledger.tiles",),
     # The log's values: what a line says, in Python (no rule set is known here).
@@ -235,6 +236,7 @@ def test_help_imports_no_commands_module() -> None:
         "mjledger",
         "mjledger._command_table",
         "mjledger._gc",
+        "mjledger._streams",
         "mjledger._text",
         "mjledger.cli",
         "mjledger.cli.commands",

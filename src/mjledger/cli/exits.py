@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import click
 
-from mjledger._console import silence_stdout
+from mjledger._streams import silence_stdout
 from mjledger._text import one_line
 from mjledger.cli.commands import LazyGroup
 from mjledger.errors import MjledgerError
