@@ -296,21 +296,27 @@ def _plain_start(event: Event, players: tuple[str, ...], dealer: str | None) -> 
     return given is None or given == dealer
 
 
+# Hands encoded at once by :func:`replay_json_parts` (one call into the encoder, one part).
+HANDS_AT_ONCE = 64
+
+
 def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[bytes]:
     """The bytes of ``json.dumps(replay.to_json(), ensure_ascii=False, indent=2)``, in pieces,
-    a hand at a time (log-format.md, "Replay output"; with table stakes, ``stakes`` last)."""
+    a few hands at a time (log-format.md, "Replay output"; with table stakes, ``stakes``
+    last)."""
     stream = HandJsonStream(events)
     opened = False
+    batch: list[HandJson] = []
     for hand in stream:
-        if not opened:
-            assert stream.head is not None
-            yield _head(stream.head) + b"\n    "
+        batch.append(hand)
+        if len(batch) == HANDS_AT_ONCE:
+            yield (b",\n    " if opened else _head(stream.head) + b"\n    ") + _hands(batch)
             opened = True
-        else:
-            yield b",\n    "
-        yield _nested(hand, 2)
+            batch = []
+    if batch:
+        yield (b",\n    " if opened else _head(stream.head) + b"\n    ") + _hands(batch)
+        opened = True
     if not opened:
-        assert stream.head is not None
         yield _head(stream.head) + b"]"
     else:
         yield b"\n  ]"
@@ -323,7 +329,15 @@ def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[by
     yield b"\n}"
 
 
-def _head(state: MatchState) -> bytes:
+def _hands(hands: list[HandJson]) -> bytes:
+    """Hands as they follow each other in the output's ``hands`` (each as ``_nested(hand,
+    2)``, joined by ``,\n    ``): the list encoded at once, less its brackets and first
+    indent, each line indented one level further."""
+    return dumps_indented(hands)[4:-2].replace(b"\n", b"\n  ")
+
+
+def _head(state: MatchState | None) -> bytes:
+    assert state is not None
     head = {
         "ruleset": state.ruleset,
         "match": state.match_id,

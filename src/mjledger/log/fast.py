@@ -66,6 +66,8 @@ UNBUILT: Final = (MjledgerError, TypeError, ValueError)
 # Lines decoded together: big enough that the per-batch work is paid rarely, small enough that
 # a batch the strict codec must read costs little.
 BATCH_LINES: Final = 512
+# Lines whose events :class:`FastDecoder` keeps, to give a line seen again its event at once.
+SEEN_LINES: Final = 1 << 14
 
 
 class _UntranslatableError(Exception):
@@ -360,11 +362,52 @@ class FastDecoder:
         union = _union(structs)
         self._one = msgspec.json.Decoder(union)
         self._encode = msgspec.json.Encoder().encode
+        self._seen: dict[bytes, Event] = {}
 
     def decode_batch(self, lines: Sequence[bytes]) -> list[Event | None] | None:
         """The events of ``lines`` (non-blank lines of UTF-8 JSON, one object each), None for
         a line the strict codec must read; None for the whole batch when this path cannot
-        decide it."""
+        decide it.
+
+        A line's event depends on its bytes alone, and an event is an immutable value: a line
+        seen before (a log repeats the same discards, void suits and wins over and over) is
+        given the event decoded for it then, the others decoded as a batch of their own."""
+        seen = self._seen
+        events: list[Event | None] = list(map(seen.get, lines))
+        missing = [i for i, event in enumerate(events) if event is None]
+        if not missing:
+            return events
+        if len(missing) == len(lines):
+            return self._remembered(lines, self._decode_batch(lines))
+        new = [lines[i] for i in missing]
+        decided = self._remembered(new, self._decode_batch(new))
+        if decided is None:
+            return events  # the lines not seen before: the strict codec's
+        for i, event in zip(missing, decided, strict=True):
+            events[i] = event
+        return events
+
+    def _remembered(
+        self, lines: Sequence[bytes], events: list[Event | None] | None
+    ) -> list[Event | None] | None:
+        """``events``, each decided one kept for its line (all of them forgotten once
+        :data:`SEEN_LINES` are kept), where it is immutable (it hashes: no dict in it)."""
+        if events is None:
+            return None
+        seen = self._seen
+        if len(seen) + len(lines) > SEEN_LINES:
+            seen.clear()
+        for line, event in zip(lines, events, strict=True):
+            if event is not None:
+                try:
+                    hash(event)
+                except TypeError:
+                    continue
+                seen[line] = event
+        return events
+
+    def _decode_batch(self, lines: Sequence[bytes]) -> list[Event | None] | None:
+        """:meth:`decode_batch` of lines not seen before."""
         buffer = b"".join(lines)
         if b"\\" in buffer:
             return None
