@@ -187,6 +187,19 @@ def _known_ruleset(_inst: object, _attribute: object, value: str | None) -> None
         check_ruleset_name(value)
 
 
+def _names_ruleset(hint: Any) -> bool:
+    """Whether a field of this type names a rule set (checked against the registry)."""
+    return hint in (RulesetName, RulesetName | None)
+
+
+def read_alone(cls: type) -> bool:
+    """Whether a line of ``cls`` is read from its bytes alone: not where it names a rule set
+    or holds house rules, which are read against the registry of rule sets (a plug-in's rule
+    set can come and go within a process)."""
+    hints = typing.get_type_hints(cls)
+    return not any(a.name == "rules" or _names_ruleset(hints[a.name]) for a in attrs.fields(cls))
+
+
 def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     hints = typing.get_type_hints(cls)
     fields: list[tuple[str, Any, Any]] = []
@@ -194,7 +207,7 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     for a in attrs.fields(cls):
         key = json_name(a)
         validator = a.validator
-        if hints[a.name] in (RulesetName, RulesetName | None):
+        if _names_ruleset(hints[a.name]):
             validator = _known_ruleset  # the codec's check, as the strict path makes it
         try:
             # House rules: decoded as the JSON they are, read by the codec's own function once
@@ -355,6 +368,9 @@ class FastDecoder:
     def __init__(self, classes: Iterable[type] = EVENT_CLASSES) -> None:
         self.builders: dict[type, _Builder] = {}
         structs = []
+        classes = tuple(classes)
+        # The events :meth:`decode_batch` keeps for their lines: those read from the line alone.
+        self._kept = frozenset(cls for cls in classes if read_alone(cls))
         for cls in classes:
             struct, build = _event_struct(cls)
             structs.append(struct)
@@ -391,14 +407,15 @@ class FastDecoder:
         self, lines: Sequence[bytes], events: list[Event | None] | None
     ) -> list[Event | None] | None:
         """``events``, each decided one kept for its line (all of them forgotten once
-        :data:`SEEN_LINES` are kept), where it is immutable (it hashes: no dict in it)."""
+        :data:`SEEN_LINES` are kept) where it is read from the line alone (:func:`read_alone`)
+        and immutable (it hashes: no dict in it)."""
         if events is None:
             return None
-        seen = self._seen
+        seen, kept = self._seen, self._kept
         if len(seen) + len(lines) > SEEN_LINES:
             seen.clear()
         for line, event in zip(lines, events, strict=True):
-            if event is not None:
+            if event is not None and type(event) in kept:
                 try:
                     hash(event)
                 except TypeError:

@@ -179,10 +179,8 @@ class QuickSichuan:
         seat = self._seat
         hand = _Hand(self._players, dealer)
         chose: set[str] = set()
-        append = drawn.append
-        kong_runs = hand.kong_runs
-        # Each event's class, compared by identity (the log's event classes have no
-        # subclasses), the commonest first; the event is typed by that comparison.
+        append, kong_runs = drawn.append, hand.kong_runs
+        # Each event's class compared by identity (the log's classes have no subclasses).
         event: Any
         for item in events:
             append(item)
