@@ -53,14 +53,12 @@ def replay_text_parts(
     console.file = held
     try:
         hands = SettledHands(events)
-        players: tuple[str, ...] = ()
         totals: dict[str, int] | None = None
+        players: tuple[str, ...] = ()
         for hand in hands:
             if totals is None:
-                assert hands.head is not None
-                render_head(hands.head, console)
-                players = hands.head.players
-                totals = dict.fromkeys(players, 0)
+                totals = _opened(hands, console)
+                players = tuple(totals)
             render_settled(hand, players, console)
             net = hand.net if isinstance(hand, QuickHand) else hand.net()
             for player, amount in net.items():
@@ -70,11 +68,15 @@ def replay_text_parts(
                 held.seek(0)
                 held.truncate()
         if totals is None:  # a match without hands
-            assert hands.head is not None
-            render_head(hands.head, console)
-            players = hands.head.players
-            totals = dict.fromkeys(players, 0)
-        render_totals(players, totals, console)
+            totals = _opened(hands, console)
+        render_totals(tuple(totals), totals, console)
         yield held.getvalue()
     finally:
         console.file = original
+
+
+def _opened(hands: SettledHands, console: TerminalConsole) -> dict[str, int]:
+    """The log's head printed (its first line read); every player's total, 0, in seat order."""
+    assert hands.head is not None
+    render_head(hands.head, console)
+    return dict.fromkeys(hands.head.players, 0)
