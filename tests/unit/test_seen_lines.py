@@ -66,3 +66,18 @@ def test_a_line_seen_again_gives_an_equal_event_and_a_mutable_one_is_not_kept() 
     assert first == again
     assert again[0] is first[0]  # the discard's event, kept
     assert wall not in decoder._seen  # it holds a dict: never shared
+
+
+def test_a_line_naming_a_rule_set_or_house_rules_is_never_kept() -> None:
+    """They are read against the registry of rule sets, which a plug-in can change."""
+    decoder = FastDecoder()
+    started = json.dumps(
+        {"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"]}
+    ).encode()
+    alone = json.dumps({"type": "hand_started", "ruleset": "sichuan"}).encode()
+    plain = json.dumps({"type": "hand_started"}).encode()
+    decided = decoder.decode_batch([started, alone, plain])
+    assert decided is not None
+    assert started not in decoder._seen
+    assert alone not in decoder._seen
+    assert plain in decoder._seen

@@ -206,7 +206,9 @@ class SettledHands:
                 next_streak = streak_after(dealer, streak, next_dealer)
             except Undecided:
                 fold = self._replayed(state, first_dealer, number, dealer, streak, drawn)
-                pending = fold.finish_hand(events)
+                # The lines the general fold draws are the hand's too: a refusal after it
+                # replays the hand from ``drawn``, whole.
+                pending = fold.finish_hand(_drawing(events, drawn))
                 if pending is not None or fold.in_play:  # a refusal, or the log's end
                     rest = events if pending is None else chain([pending], events)
                     yield from self._general(fold, rest, number - 1)
@@ -273,6 +275,15 @@ class HandJsonStream:
             yield hand
         if totals is None and self.head is not None:
             self.totals = dict.fromkeys(self.head.players, 0)
+
+
+def _drawing(
+    events: Iterator[tuple[int | None, Event]], drawn: list[tuple[int | None, Event]]
+) -> Iterator[tuple[int | None, Event]]:
+    """``events``, each appended to ``drawn`` as it is drawn."""
+    for item in events:
+        drawn.append(item)
+        yield item
 
 
 def quick_hands_of(state: MatchState) -> QuickHands | None:

@@ -192,12 +192,14 @@ def _names_ruleset(hint: Any) -> bool:
     return hint in (RulesetName, RulesetName | None)
 
 
-def read_alone(cls: type) -> bool:
-    """Whether a line of ``cls`` is read from its bytes alone: not where it names a rule set
-    or holds house rules, which are read against the registry of rule sets (a plug-in's rule
-    set can come and go within a process)."""
+def registry_fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` read against the registry of rule sets (a plug-in's rule set can
+    come and go within a process): a rule set's name, house rules. A line that gives none of
+    them is read from its bytes alone."""
     hints = typing.get_type_hints(cls)
-    return not any(a.name == "rules" or _names_ruleset(hints[a.name]) for a in attrs.fields(cls))
+    return tuple(
+        a.name for a in attrs.fields(cls) if a.name == "rules" or _names_ruleset(hints[a.name])
+    )
 
 
 def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
@@ -369,8 +371,9 @@ class FastDecoder:
         self.builders: dict[type, _Builder] = {}
         structs = []
         classes = tuple(classes)
-        # The events :meth:`decode_batch` keeps for their lines: those read from the line alone.
-        self._kept = frozenset(cls for cls in classes if read_alone(cls))
+        # What decides whether :meth:`decode_batch` keeps an event for its line: the fields
+        # that must all be None (absent) for it to be read from the line alone.
+        self._registry = {cls: registry_fields(cls) for cls in classes}
         for cls in classes:
             struct, build = _event_struct(cls)
             structs.append(struct)
@@ -407,15 +410,17 @@ class FastDecoder:
         self, lines: Sequence[bytes], events: list[Event | None] | None
     ) -> list[Event | None] | None:
         """``events``, each decided one kept for its line (all of them forgotten once
-        :data:`SEEN_LINES` are kept) where it is read from the line alone (:func:`read_alone`)
-        and immutable (it hashes: no dict in it)."""
+        :data:`SEEN_LINES` are kept) where it is read from the line alone (no field of
+        :func:`registry_fields` given) and immutable (it hashes: no dict in it)."""
         if events is None:
             return None
-        seen, kept = self._seen, self._kept
+        seen, registry = self._seen, self._registry
         if len(seen) + len(lines) > SEEN_LINES:
             seen.clear()
         for line, event in zip(lines, events, strict=True):
-            if event is not None and type(event) in kept:
+            if event is not None and all(
+                getattr(event, name) is None for name in registry[type(event)]
+            ):
                 try:
                     hash(event)
                 except TypeError:
