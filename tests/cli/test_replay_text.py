@@ -6,11 +6,13 @@ included; the same error, line and message, for a bad log (issue 25)."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import pytest
 from click.testing import CliRunner
@@ -32,6 +34,9 @@ from tests.unit.test_quick_fold_tiles import QUICK_TABLES, damaged_tile_logs, si
 from tests.variant_strategies import variant_logs
 
 pytestmark = pytest.mark.cli
+
+# The module (the package's ``main`` is the command group).
+cli_main = importlib.import_module("mjledger.cli.main")
 
 widths = st.one_of(st.just(80), st.integers(30, 140))
 
@@ -145,7 +150,7 @@ def test_hostile_and_wide_names_same_text(names: list[str], seed: int, width: in
     assert now(data, width) == before(data, width)
 
 
-@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("columns", [40, 80, 120])
 @pytest.mark.parametrize("name", sorted(p.name for p in CONTRACT.glob("*.jsonl")))
 def test_the_command_prints_what_the_renderer_printed(name: str, columns: int) -> None:
     data = (CONTRACT / name).read_bytes()
@@ -171,3 +176,15 @@ def test_a_refused_log_prints_nothing_but_its_error() -> None:
     assert result.exit_code != 0
     assert result.stdout == ""
     assert expected[1] in result.stderr
+
+
+def test_a_long_log_through_the_spool_and_its_file() -> None:
+    """Parts of many hands, the spool moved to a temporary file, copied out a block at a time
+    (a block may end inside a character: the em dashes of the titles)."""
+    data = "\n".join(simulated_lines("sichuan", {}, 5, 120)).encode()
+    expected = before(data, 80)
+    assert isinstance(expected, str)
+    with mock.patch.object(cli_main, "SPOOL_IN_MEMORY", 1000):
+        result = CliRunner().invoke(main, ["replay", "-"], input=data, env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert result.stdout == expected
