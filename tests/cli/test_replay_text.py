@@ -16,7 +16,7 @@ from unittest import mock
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -80,14 +80,12 @@ def now(data: bytes, width: int, size: int = 1 << 20) -> Any:
     return outcome(lambda: "".join(replay_text_parts(iter_log(chunks), console)))
 
 
-@settings(max_examples=60, deadline=None)
 @given(legal_log_text(max_hands=4), widths, st.integers(1, 64))
 def test_legal_logs_same_text(text: str, width: int, size: int) -> None:
     data = text.encode("utf-8")
     assert now(data, width, size) == before(data, width)
 
 
-@settings(max_examples=60, deadline=None)
 @given(variant_logs(max_hands=3), widths)
 def test_variant_logs_same_text(lines: list[Any], width: int) -> None:
     """Variants and table stakes (balances, a bust ending the match) too."""
@@ -95,7 +93,6 @@ def test_variant_logs_same_text(lines: list[Any], width: int) -> None:
     assert now(data, width) == before(data, width)
 
 
-@settings(max_examples=40, deadline=None)
 @given(
     st.one_of(
         st.tuples(st.just("sichuan"), st.sampled_from(QUICK_TABLES)),
@@ -113,13 +110,11 @@ def test_simulated_tile_logs_same_text(
     assert now(data, width) == before(data, width)
 
 
-@settings(max_examples=60, deadline=None)
 @given(damaged_tile_logs(), widths)
 def test_damaged_tile_logs_same_text_or_same_error(data: bytes, width: int) -> None:
     assert now(data, width) == before(data, width)
 
 
-@settings(max_examples=80, deadline=None)
 @given(corrupted_log_texts(), widths)
 def test_corrupted_logs_same_text_or_same_error(text: str, width: int) -> None:
     data = text.encode("utf-8")
@@ -137,7 +132,6 @@ NAMES = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
 @given(NAMES, st.integers(0, 2**32), widths)
 def test_hostile_and_wide_names_same_text(names: list[str], seed: int, width: int) -> None:
     """Markup, blanks at the ends, wide characters and names too long for the line: shown as
