@@ -30,6 +30,7 @@ Usage::
     .venv/bin/python benchmarks/bench_users.py --quick      # small logs, a few minutes
     .venv/bin/python benchmarks/bench_users.py --start-up   # start-up alone, 3 × 3 rounds
     .venv/bin/python benchmarks/bench_users.py --tiles      # the tile logs at 3,000 hands
+    .venv/bin/python benchmarks/bench_users.py --facts      # text output, replay --json, library
     .venv/bin/python benchmarks/bench_users.py              # the issue's sizes (30k facts hands)
 """
 
@@ -390,6 +391,19 @@ def tile_logs(goals: Goals, directory: Path, hands: int, rounds: int) -> tuple[P
     return logs
 
 
+def facts_rows(goals: Goals, directory: Path, hands: int, rounds: int) -> None:
+    """Text output (3,000 hands) and ``replay --json`` and the library of ``hands`` hands."""
+    facts = directory / f"facts-{hands}.jsonl"
+    facts.write_text(sichuan_log(random.Random(1), hands), encoding="utf-8")
+    print("text output", flush=True)
+    text = directory / "facts-3000.jsonl"
+    if not text.exists():
+        text.write_text(sichuan_log(random.Random(1), 3_000), encoding="utf-8")
+    text_output(goals, text, rounds)
+    print("replay --json", flush=True)
+    replay_json(goals, facts, 0.6, rounds, library=True)
+
+
 def measure(args: argparse.Namespace) -> Goals:
     goals = Goals()
     quick = args.quick
@@ -405,19 +419,14 @@ def measure(args: argparse.Namespace) -> Goals:
         if args.tiles:
             tile_logs(goals, directory, 3_000, args.rounds)
             return goals
+        if args.facts:
+            facts_rows(goals, directory, facts_hands, args.rounds)
+            return goals
         print("start-up", flush=True)
         startup(goals, directory, args.rounds * 3)
         if getattr(args, "start_up", False):
             return goals
-        facts = directory / f"facts-{facts_hands}.jsonl"
-        facts.write_text(sichuan_log(random.Random(1), facts_hands), encoding="utf-8")
-        print("text output", flush=True)
-        text = directory / "facts-3000.jsonl"
-        if not text.exists():
-            text.write_text(sichuan_log(random.Random(1), 3_000), encoding="utf-8")
-        text_output(goals, text, args.rounds)
-        print("replay --json", flush=True)
-        replay_json(goals, facts, 0.6, args.rounds, library=True)
+        facts_rows(goals, directory, facts_hands, args.rounds)
         logs = tile_logs(goals, directory, tile_hands, args.rounds)
         print("explain", flush=True)
         explain(goals, logs[0], directory, 1, args.rounds)
@@ -441,6 +450,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--tiles", action="store_true", help="only the tile-log rows, at 3,000 hands (issue 25)"
+    )
+    parser.add_argument(
+        "--facts",
+        action="store_true",
+        help="only the facts log's rows: text output, replay --json and the library",
     )
     parser.add_argument("--cut", nargs=3, metavar=("LOG", "N", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

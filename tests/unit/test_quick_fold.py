@@ -260,3 +260,51 @@ def test_what_comes_between_hands(between: list[dict[str, Any]], first_dealer: s
     lines = [OPENING[0], first, *HAND[1:], *between]
     data = "\n".join(json.dumps(line) for line in lines).encode()
     assert fast_output(data) == strict_output(data)
+
+
+# A hand the quick fold leaves to the general fold (a first-turn win) that the general fold
+# settles to its end, then a line no hand holds: refused as the general fold refuses it (the
+# lines the general fold drew are replayed with the hand's first ones). Found by
+# test_damaged_logs_same_output_or_same_error.
+LEFT_THEN_REFUSED = [
+    '{"type": "match_started", "match": "bench-sichuan", "ruleset": "sichuan", '
+    '"players": ["ana", "bo", "cy", "di"], "rules": {}}',
+    '{"type": "hand_started", "dealer": "ana"}',
+    '{"type": "void_suit_chosen", "player": "ana", "suit": "s"}',
+    '{"type": "void_suit_chosen", "player": "bo", "suit": "p"}',
+    '{"type": "void_suit_chosen", "player": "cy", "suit": "p"}',
+    '{"type": "void_suit_chosen", "player": "di", "suit": "p"}',
+    '{"type": "discarded", "player": "ana", "tile": "4p"}',
+    '{"type": "won_on_discard", "player": "di", "fan": 4, "from": "bo"}',
+    '{"type": "discarded", "player": "cy", "tile": "5p"}',
+    '{"type": "discarded", "player": "ana", "tile": "8s"}',
+    '{"type": "discarded", "player": "bo", "tile": "7s"}',
+    '{"type": "self_drawn", "player": "cy", "fan": 0}',
+    '{"type": "discarded", "player": "ana", "tile": "1p"}',
+    '{"type": "discarded", "player": "bo", "tile": "4m"}',
+    '{"type": "won_on_discard", "player": "bo", "fan": 1, "from": "ana"}',
+    '{"type": "hand_started"}',
+    '{"type": "void_suit_chosen", "player": "ana", "suit": "m"}',
+    '{"type": "void_suit_chosen", "player": "bo", "suit": "m"}',
+    '{"type": "void_suit_chosen", "player": "cy", "suit": "m"}',
+    '{"type": "void_suit_chosen", "player": "di", "suit": "p"}',
+    '{"type": "won_on_discard", "player": "bo", "fan": 3, "from": "di", "first_turn": true}',
+    '{"type": "discarded", "player": "ana", "tile": "3m"}',
+    '{"type": "kong_declared", "player": "cy", "kind": "concealed", "tile": "3m"}',
+    '{"type": "discarded", "player": "cy", "tile": "9p"}',
+    '{"type": "discarded", "player": "di", "tile": "5p"}',
+    '{"type": "discarded", "player": "ana", "tile": "2p"}',
+    '{"type": "kong_declared", "player": "cy", "kind": "concealed", "tile": "5p"}',
+    '{"type": "kong_declared", "player": "cy", "kind": "added", "tile": "7m"}',
+    '{"type": "discarded", "player": "cy", "tile": "7p"}',
+    '{"type": "won_on_discard", "player": "ana", "fan": 2, "from": "di"}',
+    '{"type": "self_drawn", "player": "di", "fan": 0}',
+    '{"type": "discarded", "player": "cy", "tile": "8p"}',
+]
+
+
+def test_a_hand_left_to_the_general_fold_then_a_refused_line() -> None:
+    data = "\n".join(LEFT_THEN_REFUSED).encode()
+    refused = strict_output(data)
+    assert not isinstance(refused, bytes)
+    assert fast_output(data) == refused

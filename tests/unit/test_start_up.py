@@ -14,7 +14,7 @@ import attrs
 import pytest
 
 from mjledger.log.events import EVENT_CLASSES
-from mjledger.log.fast import _hints
+from mjledger.log.hints import type_hints as _hints
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

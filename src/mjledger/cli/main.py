@@ -73,22 +73,36 @@ def replay_command(log: BinaryIO, as_json: bool) -> None:
     with log, gc_paused():
         with phases() as step:
             step("replaying", None, None)  # the log is read as it is folded
-            events = counted(iter_log_file(log), lambda line: step("replaying", line, None))
+            events = iter_log_file(log)
+            if step is not quiet:  # a progress bar: the line reached, every few events
+                events = counted(events, lambda line: step("replaying", line, None))
             if as_json:
                 from mjledger.fold.stream import replay_json_parts
 
                 spool = spooled(replay_json_parts(events))
             else:
-                from mjledger.fold.replay import replay_events
+                from mjledger.cli.render import TerminalConsole
 
-                result = replay_events(events)
+                console = TerminalConsole()
+                if console.writes_plain():  # a pipe or a file: the tables as hands settle
+                    from mjledger.cli.replay_text import replay_text_parts
+
+                    parts = replay_text_parts(events, console)
+                    spool = spooled((p.encode("utf-8", "surrogatepass") for p in parts), end=b"")
+                else:
+                    from mjledger.fold.replay import replay_events
+
+                    result = replay_events(events)
         if as_json:
             with spool:
                 copy_out(spool)
+        elif console.writes_plain():
+            with spool:
+                copy_text_out(spool)
         else:
-            from mjledger.cli.render import TerminalConsole, render_replay
+            from mjledger.cli.render import render_replay
 
-            render_replay(result, TerminalConsole())
+            render_replay(result, console)
 
 
 def counted(
@@ -106,7 +120,7 @@ def counted(
 SPOOL_IN_MEMORY: Final = 1 << 22
 
 
-def spooled(parts: Iterable[bytes]) -> IO[bytes]:
+def spooled(parts: Iterable[bytes], end: bytes = b"\n") -> IO[bytes]:
     """``parts`` held until all of them were made, to be copied to standard output only then:
     a refused log (an error raised part way) prints nothing, yet the output is never held in
     memory whole (beyond :data:`SPOOL_IN_MEMORY` bytes it is written to a temporary file)."""
@@ -120,7 +134,7 @@ def spooled(parts: Iterable[bytes]) -> IO[bytes]:
             except OSError as exc:
                 raise temporary_problem(exc) from None
         with temporary_space():
-            spool.write(b"\n")
+            spool.write(end)
             spool.flush()
     except BaseException:
         spool.close()
@@ -163,6 +177,18 @@ def copy_out(spool: IO[bytes], block: int = 1 << 16) -> None:
     out.flush()
 
 
+def copy_text_out(spool: IO[bytes], block: int = 1 << 16) -> None:
+    """A spool of text (UTF-8, as :func:`replay_command` writes it) on standard output, a
+    block at a time, written as text: the stream's encoding is the one the console drew for."""
+    text = io.TextIOWrapper(spool, encoding="utf-8", errors="surrogatepass", newline="")
+    try:
+        while data := text.read(block):
+            sys.stdout.write(data)
+        sys.stdout.flush()
+    finally:
+        text.detach()
+
+
 @command("schema")
 @refusals
 def schema_command() -> None:
@@ -175,12 +201,17 @@ def schema_command() -> None:
 # --- the store ---------------------------------------------------------------------------------
 
 
+def quiet(_label: str, _done: int | None, _total: int | None) -> None:
+    """The progress :func:`phases` shows where standard error is not a terminal: none (a
+    command may then skip counting what it would report)."""
+
+
 @contextmanager
 def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
     """A labelled progress bar on standard error (on a terminal only): ``step(label, done,
     total)`` names the phase under way and how far it is."""
     if not sys.stderr.isatty():
-        yield lambda _label, _done, _total: None
+        yield quiet
         return
     from rich.progress import Progress
 

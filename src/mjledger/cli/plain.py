@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from rich.cells import cell_len
@@ -75,29 +76,70 @@ def plain_print(
 def plain_table(table: Table, console: Console, options: ConsoleOptions) -> str | None:
     """The table as rich prints it on ``console`` (the title on a line of its own, as
     :class:`mjledger.cli.render.Table` prints it, then the box and the rows), or None."""
+    return _plain_grid(table, [[c.header, *c._cells] for c in table.columns], console, options)
+
+
+def plain_rows(
+    table: Table, rows: Sequence[Sequence[Any]], console: Console, options: ConsoleOptions
+) -> str | None:
+    """``table`` (its columns, no rows) with ``rows`` added, as :func:`plain_table` prints
+    it, read from the rows' cells as they are (no rich cell is made), or None."""
+    columns = table.columns
+    if table.rows or any(len(row) != len(columns) for row in rows):
+        return None  # rich pads a short row, refuses a long one
+    by_column = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
+    cells = [[c.header, *column] for c, column in zip(columns, by_column, strict=True)]
+    return _plain_grid(table, cells, console, options)
+
+
+def _plain_grid(
+    table: Table, cells: list[list[Any]], console: Console, options: ConsoleOptions
+) -> str | None:
+    """:func:`plain_table` of ``table`` laid out with ``cells`` (each column's header, then
+    its cells), or None."""
     if not _plain_layout(table, console, options):
         return None
     title = None if table.title is None else title_text(table.title)
     if title is not None and (width_of(title) > options.max_width or "\n" in title):
         return None
     columns = table.columns
-    cells = [[c.header, *c._cells] for c in columns]
-    texts = [[plain_cell(cell) for cell in column] for column in cells]
-    if any(t is None for column in texts for t in column):
-        return None
+    texts: list[list[str]] = []
+    for column in cells:
+        plain = [_plain_str(c) if type(c) is str else plain_cell(c) for c in column]
+        if None in plain:
+            return None
+        texts.append(plain)  # type: ignore[arg-type]  # no None in it
     pads = [_padding(table, i) for i in range(len(columns))]
+    simple = [_simple(column) for column in texts]
     widths = [
         max(
-            max(width_of(t or "") for t in column) + left + right,
+            max(map(len if simple else width_of, column)) + left + right,
             (c.min_width or 0) + left + right,
         )
         or 1
-        for c, column, (left, right) in zip(columns, texts, pads, strict=True)
+        for c, column, (left, right), simple in zip(columns, texts, pads, simple, strict=True)
     ]
     if sum(widths) + table._extra_width > options.max_width:
         return None  # rich would wrap or shrink a column
     safe = console.safe_box if table.safe_box is None else table.safe_box
-    return _draw(table, options, safe, title, widths, pads, texts)
+    justified = [
+        _justified_column(column, width, pad, c.justify, simple)
+        for column, width, pad, c, simple in zip(texts, widths, pads, columns, simple, strict=True)
+    ]
+    return _draw(table, options, safe, title, widths, justified)
+
+
+@lru_cache(maxsize=1 << 12)
+def _plain_str(cell: str) -> str | None:
+    """:func:`plain_cell` of a string, remembered: a long log's tables repeat the same few
+    names, reasons and numbers."""
+    return plain_cell(cell)
+
+
+def _simple(texts: list[str]) -> bool:
+    """Whether every text of a column is printable ASCII (one cell a character)."""
+    joined = "".join(texts)
+    return joined.isascii() and joined.isprintable()
 
 
 def title_text(title: Any) -> str:
@@ -154,18 +196,18 @@ def _draw(
     safe: bool,
     title: str | None,
     widths: list[int],
-    pads: list[tuple[int, int]],
-    texts: list[list[str | None]],
+    columns: list[list[str]],
 ) -> str:
+    """The table's lines, from each column's cells as justified in their width."""
     assert table.box is not None
     box = table.box.substitute(options, safe=safe)
     edge = table.show_edge
     out: list[str] = [] if title is None else [title]
     if edge:
         out.append(box.get_top(widths))
-    rows = list(zip(*texts, strict=True))
-    for number, row in enumerate(rows):
-        first, last = number == 0, number == len(rows) - 1
+    count = len(columns[0])
+    for number, row in enumerate(zip(*columns, strict=True)):
+        first, last = number == 0, number == count - 1
         left, vertical, right = (
             (box.head_left, box.head_vertical, box.head_right)
             if first
@@ -173,16 +215,26 @@ def _draw(
             if last
             else (box.mid_left, box.mid_vertical, box.mid_right)
         )
-        line = vertical.join(
-            _justified(text or "", width, pad, column.justify)
-            for text, width, pad, column in zip(row, widths, pads, table.columns, strict=True)
-        )
+        line = vertical.join(row)
         out.append(f"{left}{line}{right}" if edge else line)
         if first:
             out.append(box.get_row(widths, "head", edge=edge))
     if edge:
         out.append(box.get_bottom(widths))
     return "\n".join(out) + "\n"
+
+
+def _justified_column(
+    texts: list[str], width: int, pad: tuple[int, int], justify: str, simple: bool
+) -> list[str]:
+    """A column's texts, each justified in the column's ``width`` with its padding."""
+    left, right = pad
+    if simple:  # one cell a character: str's own justification
+        room = width - left - right
+        lead, trail = " " * left, " " * right
+        fill = str.rjust if justify == "right" else str.ljust
+        return [lead + fill(text, room) + trail for text in texts]
+    return [_justified(text, width, pad, justify) for text in texts]
 
 
 def _justified(text: str, width: int, pad: tuple[int, int], justify: str) -> str:

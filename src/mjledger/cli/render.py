@@ -20,10 +20,15 @@ from rich.segment import Segment
 from rich.text import Text
 
 from mjledger._text import escaped
-from mjledger.cli.plain import plain_print, plain_table, title_text
+from mjledger.cli.plain import plain_print, plain_rows, plain_table, title_text
+from mjledger.rules.house import rules_to_json
+from mjledger.rules.protocol import QuickHand
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mjledger.fold.hand import HandState
+    from mjledger.fold.match import MatchState
     from mjledger.fold.replay import Replay
 
 
@@ -51,16 +56,46 @@ class TerminalConsole(Console):
     def print(self, *objects: Any, **options: Any) -> None:
         """rich's ``print``; where what it would write is plain text (no colour, nothing to
         wrap: cli/plain.py), that text written directly, as rich would have written it."""
-        if self._plain_options is None and self._writes_plain():
-            self._plain_options = self.options  # a pipe or a file: its size does not change
-        if self._plain_options is not None and self._buffer_index == 0:
-            text = plain_print(objects, options, self, self._plain_options)
+        where = self._plain()
+        if where is not None:
+            text = plain_print(objects, options, self, where)
             if text is not None:
                 self.file.write(text)
                 return
         super().print(*objects, **options)
 
+    def print_rows(self, table: Callable[[], Table], rows: Sequence[Sequence[str]]) -> None:
+        """The table ``table()`` makes (its columns, no rows) with ``rows`` added, printed:
+        where that is plain text, written from the rows' strings directly (no rich cell is
+        made), else built and printed by :meth:`print`. A string cell is shown inert."""
+        where = self._plain()
+        if where is not None:
+            columns = self._columns.get(table)
+            if columns is None:
+                columns = self._columns[table] = table()
+            text = plain_rows(columns, rows, self, where)
+            if text is not None:
+                self.file.write(text)
+                return
+        made = table()
+        for row in rows:
+            made.add_row(*row)
+        self.print(made)
+
+    def writes_plain(self) -> bool:
+        """Whether this console writes plain text (a pipe or a file, no colour): what it
+        prints is then the same wherever its file is (``replay`` holds it to print it whole)."""
+        return self._plain() is not None
+
     _plain_options: ConsoleOptions | None = None
+    _columns: dict[Callable[[], Table], Table]
+
+    def _plain(self) -> ConsoleOptions | None:
+        """The options plain text is written with, or None (rich prints everything)."""
+        if self._plain_options is None and self._writes_plain():
+            self._plain_options = self.options  # a pipe or a file: its size does not change
+            self._columns = {}
+        return self._plain_options if self._buffer_index == 0 else None
 
     def _writes_plain(self) -> bool:
         return (
@@ -153,39 +188,61 @@ def player_columns(table: Table, players: Iterable[str]) -> None:
 
 
 def render_replay(result: Replay, console: Console) -> None:
-    title = f"{result.ruleset} match {result.match}" if result.match else f"{result.ruleset} log"
+    """A settled log's tables: its head, each hand, the totals (``replay LOG``; the command
+    line prints a long log's hands as they settle, through the same three statements)."""
+    render_head(result.state, console)
+    for hand in result.hands:
+        render_settled(hand, result.players, console)
+    render_totals(result.players, result.totals(), console)
+
+
+def render_head(state: MatchState, console: Console) -> None:
+    """What a log's first line says: the table, its players, house rules and stakes."""
+    ruleset, match = state.ruleset, state.match_id
+    title = f"{ruleset} match {match}" if match else f"{ruleset} log"
     # One-line texts are printed whole (soft_wrap): a pipe is 80 columns, and a line broken
     # by the printer reads as two.
     console.print(
         inert(title, style="bold"),
-        inert(f"— players {', '.join(result.players)}"),
+        inert(f"— players {', '.join(state.players)}"),
         soft_wrap=True,
     )
-    rules = ", ".join(f"{k}={json_text(v)}" for k, v in result.to_json()["rules"].items())
+    rules = ", ".join(f"{k}={json_text(v)}" for k, v in rules_to_json(state.rules).items())
     console.print(f"house rules: {rules}", soft_wrap=True)
-    stakes = result.state.initial_stakes
+    stakes = state.initial_stakes
     if stakes is not None:
         console.print(
-            "stakes: " + "  ".join(f"{p} {stakes[p]}" for p in result.players), soft_wrap=True
+            "stakes: " + "  ".join(f"{p} {stakes[p]}" for p in state.players), soft_wrap=True
         )
-    for hand in result.hands:
-        render_hand(hand, result.players, console)
-        if hand.stakes is not None and hand.stakes.bust and hand.ended:
-            who = ", ".join(p for p in result.players if p in hand.stakes.bust)
-            console.print(f"the match ends: {who} went bust", soft_wrap=True)
-    totals = Table(title="Totals", title_justify="left")
-    player_columns(totals, result.players)
-    t = result.totals()
-    totals.add_row(*(money(t[p]) for p in result.players))
-    console.print(totals)
 
 
-def hand_title(hand: HandState) -> str:
+def render_settled(hand: HandState | QuickHand, players: tuple[str, ...], console: Console) -> None:
+    """One settled hand as ``replay`` shows it, the general fold's or a quick fold's (which
+    never settles table stakes: only the general fold's hand ends a match)."""
+    render_hand(hand, players, console)
+    if isinstance(hand, QuickHand) or not hand.ended:
+        return
+    stakes = hand.stakes
+    if stakes is not None and stakes.bust:
+        who = ", ".join(p for p in players if p in stakes.bust)
+        console.print(f"the match ends: {who} went bust", soft_wrap=True)
+
+
+def render_totals(players: tuple[str, ...], totals: Mapping[str, int], console: Console) -> None:
+    table = Table(title="Totals", title_justify="left")
+    player_columns(table, players)
+    table.add_row(*(money(totals[p]) for p in players))
+    console.print(table)
+
+
+def hand_title(hand: HandState | QuickHand) -> str:
     run = f" ({streak_text(hand.dealer_streak)})" if hand.dealer_streak else ""
+    # A quick fold settles no false win (it leaves that hand to the general fold).
+    false_win_by = None if isinstance(hand, QuickHand) else hand.false_win_by
     if hand.outcome == "won":
         outcome = "won by " + ", ".join(hand.winners)
-    elif hand.false_win_by is not None:
-        outcome = f"no winner (false win by {hand.false_win_by})"
+    elif false_win_by is not None:
+        outcome = f"no winner (false win by {false_win_by})"
     elif hand.outcome == "void":
         outcome = f"{OUTCOME_TEXT['void']} (wall exhausted)"
     else:
@@ -198,14 +255,15 @@ def hand_title(hand: HandState) -> str:
     )
 
 
-def render_hand(hand: HandState, players: tuple[str, ...], console: Console) -> None:
+def render_hand(hand: HandState | QuickHand, players: tuple[str, ...], console: Console) -> None:
     console.print(inert(hand_title(hand), style="bold"), soft_wrap=True)
     if not hand.transfers:
         console.print("no payments", style="dim")
     else:
         render_payments(hand, players, console)
-    if hand.stakes is not None:
-        console.print(balances_text(hand.stakes.as_dict(), hand.stakes.bust), soft_wrap=True)
+    stakes = None if isinstance(hand, QuickHand) else hand.stakes
+    if stakes is not None:
+        console.print(balances_text(stakes.as_dict(), stakes.bust), soft_wrap=True)
 
 
 def balances_text(balances: Mapping[str, int], bust: Collection[str]) -> str:
@@ -215,19 +273,43 @@ def balances_text(balances: Mapping[str, int], bust: Collection[str]) -> str:
     )
 
 
-def render_payments(hand: HandState, players: tuple[str, ...], console: Console) -> None:
+def payments_table() -> Table:
+    """A hand's payments: the columns, without rows."""
     table = Table()
     table.add_column("line", justify="right")
     table.add_column("from")
     table.add_column("to")
     table.add_column("amount", justify="right")
     table.add_column("reason")
-    for t in hand.transfers:
-        table.add_row(
-            str(t.line), inert(t.payer), inert(t.payee), str(t.amount), REASON_TEXT[t.reason]
-        )
-    console.print(table)
-    net = hand.net()
+    return table
+
+
+def payment_rows(hand: HandState | QuickHand) -> list[tuple[str, str, str, str, str]]:
+    """A hand's payments as the table's cells (text from the log, shown inert by the console),
+    one row a transfer: a general fold's :class:`Transfer` or a quick fold's dict of it."""
+    if isinstance(hand, QuickHand):
+        return [
+            (str(t["line"]), t["from"], t["to"], str(t["amount"]), REASON_TEXT[t["reason"]])
+            for t in hand.transfers
+        ]
+    return [
+        (str(t.line), t.payer, t.payee, str(t.amount), REASON_TEXT[t.reason])
+        for t in hand.transfers
+    ]
+
+
+def render_payments(
+    hand: HandState | QuickHand, players: tuple[str, ...], console: Console
+) -> None:
+    rows = payment_rows(hand)
+    if isinstance(console, TerminalConsole):
+        console.print_rows(payments_table, rows)
+    else:
+        table = payments_table()
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    net = hand.net if isinstance(hand, QuickHand) else hand.net()
     line = Text("net: ")
     for i, p in enumerate(players):
         line.append(escaped(("  " if i else "") + f"{p} "))

@@ -206,7 +206,9 @@ class SettledHands:
                 next_streak = streak_after(dealer, streak, next_dealer)
             except Undecided:
                 fold = self._replayed(state, first_dealer, number, dealer, streak, drawn)
-                pending = fold.finish_hand(events)
+                # The lines the general fold draws are the hand's too: a refusal after it
+                # replays the hand from ``drawn``, whole.
+                pending = fold.finish_hand(_drawing(events, drawn))
                 if pending is not None or fold.in_play:  # a refusal, or the log's end
                     rest = events if pending is None else chain([pending], events)
                     yield from self._general(fold, rest, number - 1)
@@ -275,6 +277,15 @@ class HandJsonStream:
             self.totals = dict.fromkeys(self.head.players, 0)
 
 
+def _drawing(
+    events: Iterator[tuple[int | None, Event]], drawn: list[tuple[int | None, Event]]
+) -> Iterator[tuple[int | None, Event]]:
+    """``events``, each appended to ``drawn`` as it is drawn."""
+    for item in events:
+        drawn.append(item)
+        yield item
+
+
 def quick_hands_of(state: MatchState) -> QuickHands | None:
     """The quick fold of the match ``state`` opens (its first line's), or None: its rule set
     has none for the table, or the log is a stand-alone hand, or the match plays table stakes
@@ -296,21 +307,27 @@ def _plain_start(event: Event, players: tuple[str, ...], dealer: str | None) -> 
     return given is None or given == dealer
 
 
+# Hands encoded at once by :func:`replay_json_parts` (one call into the encoder, one part).
+HANDS_AT_ONCE = 64
+
+
 def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[bytes]:
     """The bytes of ``json.dumps(replay.to_json(), ensure_ascii=False, indent=2)``, in pieces,
-    a hand at a time (log-format.md, "Replay output"; with table stakes, ``stakes`` last)."""
+    a few hands at a time (log-format.md, "Replay output"; with table stakes, ``stakes``
+    last)."""
     stream = HandJsonStream(events)
     opened = False
+    batch: list[HandJson] = []
     for hand in stream:
-        if not opened:
-            assert stream.head is not None
-            yield _head(stream.head) + b"\n    "
+        batch.append(hand)
+        if len(batch) == HANDS_AT_ONCE:
+            yield (b",\n    " if opened else _head(stream.head) + b"\n    ") + _hands(batch)
             opened = True
-        else:
-            yield b",\n    "
-        yield _nested(hand, 2)
+            batch = []
+    if batch:
+        yield (b",\n    " if opened else _head(stream.head) + b"\n    ") + _hands(batch)
+        opened = True
     if not opened:
-        assert stream.head is not None
         yield _head(stream.head) + b"]"
     else:
         yield b"\n  ]"
@@ -323,7 +340,15 @@ def replay_json_parts(events: Iterable[tuple[int | None, Event]]) -> Iterator[by
     yield b"\n}"
 
 
-def _head(state: MatchState) -> bytes:
+def _hands(hands: list[HandJson]) -> bytes:
+    """Hands as they follow each other in the output's ``hands`` (each as ``_nested(hand,
+    2)``, joined by ``,\n    ``): the list encoded at once, less its brackets and first
+    indent, each line indented one level further."""
+    return dumps_indented(hands)[4:-2].replace(b"\n", b"\n  ")
+
+
+def _head(state: MatchState | None) -> bytes:
+    assert state is not None
     head = {
         "ruleset": state.ruleset,
         "match": state.match_id,

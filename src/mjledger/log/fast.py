@@ -30,12 +30,9 @@ orjson is never used to decode: it turns integers beyond 64 bits into floats.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import operator
-import sys
 import types
-import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from typing import (
@@ -59,6 +56,7 @@ from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
 from mjledger.log.codec import check_ruleset_name, decode_line, read_house_rules
 from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name
+from mjledger.log.hints import type_hints
 
 UNSET: Final = msgspec.UNSET
 # What msgspec raises for a line this path does not decide (the strict codec reads it), and
@@ -68,6 +66,8 @@ UNBUILT: Final = (MjledgerError, TypeError, ValueError)
 # Lines decoded together: big enough that the per-batch work is paid rarely, small enough that
 # a batch the strict codec must read costs little.
 BATCH_LINES: Final = 512
+# Lines whose events :class:`FastDecoder` keeps, to give a line seen again its event at once.
+SEEN_LINES: Final = 1 << 14
 
 
 class _UntranslatableError(Exception):
@@ -187,37 +187,29 @@ def _known_ruleset(_inst: object, _attribute: object, value: str | None) -> None
         check_ruleset_name(value)
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    """``typing.get_type_hints(cls)``, each distinct annotation of a module evaluated once:
-    the event classes repeat a dozen annotations (``str | None``, ``ClassVar[str]``) some
-    seventy times, and evaluating them was a fifth of building the decoder at start-up."""
-    hints: dict[str, Any] = {}
-    for base in reversed(cls.__mro__):
-        for name, annotation in inspect.get_annotations(base).items():
-            if not isinstance(annotation, str):
-                return typing.get_type_hints(cls)  # not postponed: typing's own way
-            hints[name] = _evaluated(base.__module__, annotation)
-    return hints
+def _names_ruleset(hint: Any) -> bool:
+    """Whether a field of this type names a rule set (checked against the registry)."""
+    return hint in (RulesetName, RulesetName | None)
 
 
-@cache
-def _evaluated(module: str, annotation: str) -> Any:
-    """``annotation`` as ``typing.get_type_hints`` evaluates a class's, in ``module``."""
-    return typing._eval_type(  # type: ignore[attr-defined]
-        typing.ForwardRef(annotation, is_argument=False, is_class=True),
-        vars(sys.modules[module]),
-        None,
+def registry_fields(cls: type) -> tuple[str, ...]:
+    """The fields of ``cls`` read against the registry of rule sets (a plug-in's rule set can
+    come and go within a process): a rule set's name, house rules. A line that gives none of
+    them is read from its bytes alone."""
+    hints = type_hints(cls)
+    return tuple(
+        a.name for a in attrs.fields(cls) if a.name == "rules" or _names_ruleset(hints[a.name])
     )
 
 
 def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
-    hints = _hints(cls)
+    hints = type_hints(cls)
     fields: list[tuple[str, Any, Any]] = []
     plans: list[_FieldPlan] = []
     for a in attrs.fields(cls):
         key = json_name(a)
         validator = a.validator
-        if hints[a.name] in (RulesetName, RulesetName | None):
+        if _names_ruleset(hints[a.name]):
             validator = _known_ruleset  # the codec's check, as the strict path makes it
         try:
             # House rules: decoded as the JSON they are, read by the codec's own function once
@@ -378,6 +370,10 @@ class FastDecoder:
     def __init__(self, classes: Iterable[type] = EVENT_CLASSES) -> None:
         self.builders: dict[type, _Builder] = {}
         structs = []
+        classes = tuple(classes)
+        # What decides whether :meth:`decode_batch` keeps an event for its line: the fields
+        # that must all be None (absent) for it to be read from the line alone.
+        self._registry = {cls: registry_fields(cls) for cls in classes}
         for cls in classes:
             struct, build = _event_struct(cls)
             structs.append(struct)
@@ -385,11 +381,55 @@ class FastDecoder:
         union = _union(structs)
         self._one = msgspec.json.Decoder(union)
         self._encode = msgspec.json.Encoder().encode
+        self._seen: dict[bytes, Event] = {}
 
     def decode_batch(self, lines: Sequence[bytes]) -> list[Event | None] | None:
         """The events of ``lines`` (non-blank lines of UTF-8 JSON, one object each), None for
         a line the strict codec must read; None for the whole batch when this path cannot
-        decide it."""
+        decide it.
+
+        A line's event depends on its bytes alone, and an event is an immutable value: a line
+        seen before (a log repeats the same discards, void suits and wins over and over) is
+        given the event decoded for it then, the others decoded as a batch of their own."""
+        seen = self._seen
+        events: list[Event | None] = list(map(seen.get, lines))
+        missing = [i for i, event in enumerate(events) if event is None]
+        if not missing:
+            return events
+        if len(missing) == len(lines):
+            return self._remembered(lines, self._decode_batch(lines))
+        new = [lines[i] for i in missing]
+        decided = self._remembered(new, self._decode_batch(new))
+        if decided is None:
+            return events  # the lines not seen before: the strict codec's
+        for i, event in zip(missing, decided, strict=True):
+            events[i] = event
+        return events
+
+    def _remembered(
+        self, lines: Sequence[bytes], events: list[Event | None] | None
+    ) -> list[Event | None] | None:
+        """``events``, each decided one kept for its line (all of them forgotten once
+        :data:`SEEN_LINES` are kept) where it is read from the line alone (no field of
+        :func:`registry_fields` given) and immutable (it hashes: no dict in it)."""
+        if events is None:
+            return None
+        seen, registry = self._seen, self._registry
+        if len(seen) + len(lines) > SEEN_LINES:
+            seen.clear()
+        for line, event in zip(lines, events, strict=True):
+            if event is not None and all(
+                getattr(event, name) is None for name in registry[type(event)]
+            ):
+                try:
+                    hash(event)
+                except TypeError:
+                    continue
+                seen[line] = event
+        return events
+
+    def _decode_batch(self, lines: Sequence[bytes]) -> list[Event | None] | None:
+        """:meth:`decode_batch` of lines not seen before."""
         buffer = b"".join(lines)
         if b"\\" in buffer:
             return None

@@ -13,6 +13,7 @@ wherever it cannot decide.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from typing import BinaryIO, Final
 
 from mjledger.errors import FormatError
@@ -89,7 +90,12 @@ def _numbered_lines(first: int, block: bytes) -> tuple[Sequence[int], list[bytes
 
 def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
     """Numbered events of a log given as chunks of bytes (any sizes), as they are read."""
-    blocks = _checked_blocks(chunks)
+    # A batch's events are handed on by ``chain`` in C, not through a generator's frame each.
+    return chain.from_iterable(_batches(_checked_blocks(chunks)))
+
+
+def _batches(blocks: Iterator[tuple[int, bytes]]) -> Iterator[Iterable[tuple[int, Event]]]:
+    """The numbered events of the blocks' lines, a batch at a time."""
     seen = False
     try:
         numbers: list[int] = []
@@ -101,18 +107,44 @@ def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
             whole = len(lines) - len(lines) % BATCH_LINES
             for start in range(0, whole, BATCH_LINES):
                 end = start + BATCH_LINES
-                yield from decode_numbered(numbers[start:end], lines[start:end])
+                yield _guarded(decode_numbered(numbers[start:end], lines[start:end]), blocks)
                 seen = True
             del numbers[:whole], lines[:whole]
         if lines:
-            yield from decode_numbered(numbers, lines)
+            yield _guarded(decode_numbered(numbers, lines), blocks)
             seen = True
     except FormatError:
-        for _ in blocks:  # invalid UTF-8 further down is the log's error, as in the codec
-            pass
+        _drain(blocks)
         raise
     if not seen:
         raise FormatError("the log is empty", line=1)
+
+
+def _guarded(
+    events: Iterable[tuple[int, Event]], blocks: Iterator[tuple[int, bytes]]
+) -> Iterable[tuple[int, Event]]:
+    """A batch's events; where some are read by the strict codec as they are taken (which
+    may refuse one), the rest of the log is checked before its error goes on (:func:`_drain`)."""
+    if isinstance(events, zip):  # decided: nothing is refused as they are taken
+        return events
+    return _drained_on_error(events, blocks)
+
+
+def _drained_on_error(
+    events: Iterable[tuple[int, Event]], blocks: Iterator[tuple[int, bytes]]
+) -> Iterator[tuple[int, Event]]:
+    try:
+        yield from events
+    except FormatError:
+        _drain(blocks)
+        raise
+
+
+def _drain(blocks: Iterator[tuple[int, bytes]]) -> None:
+    """Invalid UTF-8 further down is the log's error, as in the codec: the blocks left are
+    read (each checked) before a refused line's error goes on."""
+    for _ in blocks:
+        pass
 
 
 def iter_log_file(stream: BinaryIO, block: int = BLOCK) -> Iterator[tuple[int, Event]]:

@@ -179,35 +179,36 @@ class QuickSichuan:
         seat = self._seat
         hand = _Hand(self._players, dealer)
         chose: set[str] = set()
+        append, kong_runs = drawn.append, hand.kong_runs
+        # Each event's class compared by identity (the log's classes have no subclasses).
+        event: Any
         for item in events:
-            drawn.append(item)
+            append(item)
             line, event = item
-            run = hand.run
-            if run is not None and not (
-                isinstance(event, WonOnDiscard) and event.joins_run(run[0])
-            ):
+            kind = type(event)
+            if hand.run is not None and not (kind is WonOnDiscard and event.joins_run(hand.run[0])):
                 self._close_run(hand)
-            if isinstance(event, Discarded):
+            if kind is Discarded:
                 player = event.player
                 if player not in hand.still:
                     raise Undecided
-                runs = hand.kong_runs[seat[player]]
+                runs = kong_runs[seat[player]]
                 if runs:
                     runs.clear()
                 hand.last_kong_by = None
-            elif isinstance(event, VoidSuitChosen):
+            elif kind is VoidSuitChosen:
                 player = event.player
                 if player not in hand.still or player in chose:
                     raise Undecided
                 chose.add(player)
                 hand.void_suits = (*hand.void_suits, (player, event.suit))
                 hand.last_kong_by = None
-            elif isinstance(event, KongDeclared):
+            elif kind is KongDeclared:
                 self._kong(hand, event, line)
-            elif isinstance(event, WonOnDiscard | SelfDrawn):
+            elif kind is WonOnDiscard or kind is SelfDrawn:
                 if self._won(hand, event, line):
                     break
-            elif isinstance(event, WallExhausted):
+            elif kind is WallExhausted:
                 self._wall(hand, event, line)
                 break
             else:  # a hand_started, a false win, anything the general fold refuses
