@@ -24,6 +24,7 @@ the general way, so a damaged row gives exactly the findings it gives there.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any, Final
@@ -41,10 +42,13 @@ from mjledger.store.records import topic_of
 # on a signed row ``,"signature":"…"`` after the digest, every value printable ASCII without
 # quotes or backslashes (anything else: the general path).
 _META: Final = b',"recorded_at":"'
-_DIGEST: Final = b'","digest":"'
-_SIGNATURE: Final = b'","signature":"'
-_END: Final = b'"}'
-_PLAIN: Final = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
+_PLAIN: Final = rb"[ !#-\[\]-~]*"  # printable ASCII but for '"' and '\\'
+# The whole tail from the last ``_META`` on, matched in one step (the digest its group): what
+# follows the last ``_META`` has no other quote, so the first ``","digest":"`` and
+# ``","signature":"`` after it are the ones ``seal`` wrote.
+_TAIL: Final = re.compile(
+    _META + _PLAIN + rb'","digest":"(' + _PLAIN + rb')(?:","signature":"' + _PLAIN + rb')?"\}\Z'
+)
 
 _HAND_STARTED: Final = topic_of(HandStarted)
 _SET_RULES: Final[Callable[[Any, Any], None]] = vars(HandStarted)["rules"].__set__
@@ -77,20 +81,10 @@ class CanonicalRows:
         if reader is None or type(state) is not bytes:
             return None
         cut = state.rfind(_META)
-        if cut < 0 or not state.endswith(_END):
+        tail = _TAIL.match(state, cut) if cut >= 0 else None
+        if tail is None:
             return None
-        meta = state[cut + len(_META) : -len(_END)]
-        split = meta.find(_DIGEST)
-        if split < 0:
-            return None
-        digest = meta[split + len(_DIGEST) :]
-        signed = digest.find(_SIGNATURE)
-        if signed >= 0:
-            if digest[signed + len(_SIGNATURE) :].translate(None, _PLAIN):
-                return None
-            digest = digest[:signed]
-        if meta[:split].translate(None, _PLAIN) or digest.translate(None, _PLAIN):
-            return None
+        digest: bytes = tail.group(1)
         body = state[:cut] + b"}"
         if b"\\" in body:
             return None

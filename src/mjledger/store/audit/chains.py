@@ -70,9 +70,9 @@ def read_chain(
     Yields a :class:`Row` per row (``event`` None when it does not read).
     """
     expected = 1
-    read = run.canonical.read
+    read, advance = run.canonical.read, run.advance  # looked up once a stream, not a row
     for rowid, version, topic, state in raw:
-        run.advance(1)
+        advance(1)
         if version != expected:
             run.find(
                 "row_missing",
