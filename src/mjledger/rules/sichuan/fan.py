@@ -129,22 +129,37 @@ def evaluate_sichuan_win(
     concealed = [0] * 34
     for tile in hand:
         concealed[tile.index] += 1
-    # Everything the result depends on: the tiles as counts, the melds, the void suit, the
-    # add-ons and the house rules the detection reads.
-    key = (
-        tuple(concealed),
-        tuple([(m.kind, tuple([t.index for t in m.tiles]), m.concealed) for m in melds]),
-        void_suit,
-        on,
-        rules.all_258_pungs,
-        rules.terminals_in_all,
-    )
+    key = _win_key(concealed, _melds_key(melds), void_suit, on, rules)
     found = _WINS.get(key)
     if found is None:
-        found = _evaluated(hand, concealed, melds, void_suit, rules, on)
-        if len(_WINS) >= _WINS_KEPT:
-            _WINS.clear()
-        _WINS[key] = found
+        counts = _check_hand(hand, melds, void_suit, complete=True)
+        found = _keep(key, _evaluated(hand, concealed, counts, melds, void_suit, rules, on))
+    return found
+
+
+def _melds_key(melds: tuple[Meld, ...]) -> tuple[tuple[str, int, bool], ...]:
+    """The melds as a win's result depends on them: a meld's tiles are sorted and of one
+    kind, so its kind and lowest tile say which tiles it holds."""
+    return tuple([(m.kind, m.tiles[0].index, m.concealed) for m in melds])
+
+
+def _win_key(
+    concealed: list[int],
+    melds: tuple[tuple[str, int, bool], ...],
+    void_suit: str | None,
+    on: tuple[str, ...],
+    rules: SichuanRules,
+) -> tuple[object, ...]:
+    """Everything a win's result depends on: the tiles as counts, the melds, the void suit,
+    the add-ons and the house rules the detection reads."""
+    return (tuple(concealed), melds, void_suit, on, rules.all_258_pungs, rules.terminals_in_all)
+
+
+def _keep(key: tuple[object, ...], found: FanResult) -> FanResult:
+    """``found`` kept under ``key`` among the wins evaluated lately."""
+    if len(_WINS) >= _WINS_KEPT:
+        _WINS.clear()
+    _WINS[key] = found
     return found
 
 
@@ -158,14 +173,15 @@ _WINS_KEPT: Final = 4096
 def _evaluated(
     hand: tuple[Tile, ...],
     concealed: list[int],
+    counts: list[int],
     melds: tuple[Meld, ...],
     void_suit: str | None,
     rules: SichuanRules,
     on: tuple[str, ...],
 ) -> FanResult:
     """:func:`evaluate_sichuan_win` of ``hand`` (the winning tile last; ``concealed``: its
-    counts) with the add-ons ``on``: every refusal, then the best arrangement."""
-    counts = _check_hand(hand, melds, void_suit, complete=True)
+    counts; ``counts``: hand and melds') with the add-ons ``on``, once :func:`_check_hand`
+    has passed it: the refusals of a win's suits, then the best arrangement."""
     suits = _suits_held(counts)
     if void_suit is not None and void_suit in suits:
         everything = [*hand, *(t for m in melds for t in m.tiles)]
@@ -270,12 +286,44 @@ def evaluate_sichuan_wall(
         return WallStatus(flower_pig=True, ready=False, best_fan=None)
     ready: list[Tile] = []
     best: int | None = None
-    context = WinContext(void_suit=void_suit)
+    concealed = [0] * 34
+    for tile in hand:
+        concealed[tile.index] += 1
+    melds_key = _melds_key(melds)
     for tile in waits(hand, melds, SICHUAN):
         try:
-            result = evaluate_sichuan_win(hand, tile, melds, context, rules)
+            result = _wait_won(hand, tile, concealed, counts, melds_key, melds, void_suit, rules)
         except TileError:
             continue
         ready.append(tile)
         best = result.fan if best is None else max(best, result.fan)
     return WallStatus(flower_pig=False, ready=bool(ready), best_fan=best, waits=tuple(ready))
+
+
+def _wait_won(
+    hand: tuple[Tile, ...],
+    tile: Tile,
+    concealed: list[int],
+    counts: list[int],
+    melds_key: tuple[tuple[str, int, bool], ...],
+    melds: tuple[Meld, ...],
+    void_suit: str | None,
+    rules: SichuanRules,
+) -> FanResult:
+    """:func:`evaluate_sichuan_win` of a checked hand one tile short (``concealed``: its
+    counts; ``counts``: with its melds) won on one of its waits, with no add-ons: the
+    hand passed :func:`_check_hand` and a wait is never a fifth copy, so what is left to
+    refuse is the win's suits. The counts are as given again when it returns."""
+    index = tile.index
+    concealed[index] += 1
+    counts[index] += 1
+    try:
+        key = _win_key(concealed, melds_key, void_suit, (), rules)
+        found = _WINS.get(key)
+        if found is None:
+            won = (*hand, tile)
+            found = _keep(key, _evaluated(won, concealed, counts, melds, void_suit, rules, ()))
+        return found
+    finally:
+        concealed[index] -= 1
+        counts[index] -= 1
