@@ -28,9 +28,18 @@ def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
 
 
 def tiles_of_line(tiles: str | None, winning: str | None, melds: tuple[Meld, ...]) -> list[Tile]:
-    shown = list(parse_tiles(tiles or ""))
+    return shown_tiles(
+        parse_tiles(tiles or ""), None if winning is None else Tile.parse(winning), melds
+    )
+
+
+def shown_tiles(
+    concealed: tuple[Tile, ...], winning: Tile | None, melds: tuple[Meld, ...]
+) -> list[Tile]:
+    """The tiles a line shows, read already: in hand, the winning tile, in melds."""
+    shown = list(concealed)
     if winning is not None:
-        shown.append(Tile.parse(winning))
+        shown.append(winning)
     for meld in melds:
         shown.extend(meld.tiles)
     return shown
@@ -65,7 +74,7 @@ def derive_win(
     if event.tiles is None or event.winning_tile is None:
         raise TileError("a win with tiles needs both 'tiles' and 'winning_tile'")
     melds = melds_of(event.melds)
-    check_no_fifth_copy(tiles_of_line(event.tiles, event.winning_tile, melds))
-    return table.evaluate_win(
-        parse_tiles(event.tiles), Tile.parse(event.winning_tile), melds, context
-    )
+    concealed = parse_tiles(event.tiles)  # read once, in the order of the line's errors
+    winning = Tile.parse(event.winning_tile)
+    check_no_fifth_copy(shown_tiles(concealed, winning, melds))
+    return table.evaluate_win(concealed, winning, melds, context)

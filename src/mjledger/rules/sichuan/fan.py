@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Final
 
+from mjledger._replace import constructor
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.rules.protocol import NO_CONTEXT, WinContext
@@ -20,7 +21,7 @@ from mjledger.tiles.decompose import (
     SICHUAN,
     Arrangement,
     arrangements_of_counts,
-    counts_of,
+    check_copies,
     waits,
 )
 from mjledger.tiles.fan import (
@@ -68,18 +69,27 @@ _SHAPES = frozenset(
 
 
 def _check_hand(
-    tiles: Sequence[Tile], melds: Sequence[Meld], void_suit: str | None, *, complete: bool
+    tiles: Sequence[Tile],
+    concealed: Sequence[int],
+    melds: Sequence[Meld],
+    void_suit: str | None,
+    *,
+    complete: bool,
 ) -> list[int]:
     """The refusals shared by wins and the empty-wall check, phrased for a person; the counts
-    of the tiles in hand and melds."""
+    of the tiles in hand (``concealed``: those of ``tiles``) and melds."""
     if void_suit is not None and void_suit not in ("m", "p", "s"):
         raise TileError(f"void suit {void_suit!r}: expected m, p or s")
     for meld in melds:
         if meld.kind == "chow":
             raise TileError(f"Sichuan has no chows: chow meld {meld}")
-    everything = [*tiles, *(t for m in melds for t in m.tiles)]
-    honours = [t for t in everything if t.index >= _HONOURS]
-    if honours:
+    counts = list(concealed)
+    for meld in melds:
+        for tile in meld.tiles:
+            counts[tile.index] += 1
+    if any(counts[_HONOURS:]):
+        everything = [*tiles, *(t for m in melds for t in m.tiles)]
+        honours = [t for t in everything if t.index >= _HONOURS]
         raise TileError(f"Sichuan has no honour tiles: {format_tiles(honours)}")
     if len(melds) > 4:
         raise TileError(f"{plural(len(melds), 'meld')}: a hand has at most four")
@@ -90,7 +100,8 @@ def _check_hand(
             f"{plural(len(tiles), 'concealed tile')} with {plural(len(melds), 'meld')}: "
             f"{what} has {expected}"
         )
-    return counts_of(everything)
+    check_copies(counts)
+    return counts
 
 
 _HONOURS: Final = 27  # the first honour's slot: the tiles Sichuan plays come before it
@@ -132,7 +143,7 @@ def evaluate_sichuan_win(
     key = _win_key(concealed, _melds_key(melds), void_suit, on, rules)
     found = _WINS.get(key)
     if found is None:
-        counts = _check_hand(hand, melds, void_suit, complete=True)
+        counts = _check_hand(hand, concealed, melds, void_suit, complete=True)
         found = _keep(key, _evaluated(hand, concealed, counts, melds, void_suit, rules, on))
     return found
 
@@ -223,7 +234,11 @@ def _best(
         patterns, fan = _scored(tuple(detected.items()))
         if best is None or fan > best[0]:
             best = (fan, patterns, arrangement)
-    return None if best is None else FanResult(*best)
+    return None if best is None else _new_result(*best)
+
+
+# A win's result, built without running attrs' ``__init__``.
+_new_result: Final = constructor(FanResult)
 
 
 @lru_cache(maxsize=4096)
@@ -281,14 +296,14 @@ def evaluate_sichuan_wall(
     """
     hand = tuple(tiles)
     melds = tuple(melds)
-    counts = _check_hand(hand, melds, void_suit, complete=False)
+    concealed = [0] * 34
+    for tile in hand:
+        concealed[tile.index] += 1
+    counts = _check_hand(hand, concealed, melds, void_suit, complete=False)
     if void_suit is not None and void_suit in _suits_held(counts):
         return WallStatus(flower_pig=True, ready=False, best_fan=None)
     ready: list[Tile] = []
     best: int | None = None
-    concealed = [0] * 34
-    for tile in hand:
-        concealed[tile.index] += 1
     melds_key = _melds_key(melds)
     for tile in waits(hand, melds, SICHUAN):
         try:
