@@ -27,12 +27,6 @@ def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
     )
 
 
-def tiles_of_line(tiles: str | None, winning: str | None, melds: tuple[Meld, ...]) -> list[Tile]:
-    return shown_tiles(
-        parse_tiles(tiles or ""), None if winning is None else Tile.parse(winning), melds
-    )
-
-
 def shown_tiles(
     concealed: tuple[Tile, ...], winning: Tile | None, melds: tuple[Meld, ...]
 ) -> list[Tile]:

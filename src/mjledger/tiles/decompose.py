@@ -41,6 +41,7 @@ __all__ = [
     "is_ready",
     "waits",
     "waits_from_counts",
+    "waits_of_counts",
 ]
 
 ShapeName = Literal["standard", "seven_pairs", "thirteen_orphans"]
@@ -238,7 +239,16 @@ def waits(
     if melds:
         total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
         check_copies(total)
-    found = _tiles_of(waits_from_counts(counts, len(melds), shapes))
+    return waits_of_counts(counts, total, len(melds), shapes)
+
+
+def waits_of_counts(
+    counts: Sequence[int], total: Sequence[int], melds: int, shapes: Shapes = SICHUAN
+) -> tuple[Tile, ...]:
+    """:func:`waits` of a hand its caller has checked: ``counts`` its concealed tiles' (as
+    many as its ``melds`` sets leave), ``total`` with the melds' tiles, none held five
+    times."""
+    found = _tiles_of(waits_from_counts(counts, melds, shapes))
     return tuple(tile for tile in found if total[tile.index] < 4)  # four held: no wait
 
 

@@ -22,7 +22,7 @@ from mjledger.tiles.decompose import (
     Arrangement,
     arrangements_of_counts,
     check_copies,
-    waits,
+    waits_of_counts,
 )
 from mjledger.tiles.fan import (
     FanResult,
@@ -305,7 +305,7 @@ def evaluate_sichuan_wall(
     ready: list[Tile] = []
     best: int | None = None
     melds_key = _melds_key(melds)
-    for tile in waits(hand, melds, SICHUAN):
+    for tile in waits_of_counts(concealed, counts, len(melds), SICHUAN):
         try:
             result = _wait_won(hand, tile, concealed, counts, melds_key, melds, void_suit, rules)
         except TileError:
