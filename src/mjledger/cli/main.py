@@ -73,7 +73,9 @@ def replay_command(log: BinaryIO, as_json: bool) -> None:
     with log, gc_paused():
         with phases() as step:
             step("replaying", None, None)  # the log is read as it is folded
-            events = counted(iter_log_file(log), lambda line: step("replaying", line, None))
+            events = iter_log_file(log)
+            if step is not no_progress:  # no bar to move: no layer counting the events
+                events = counted(events, lambda line: step("replaying", line, None))
             if as_json:
                 from mjledger.fold.stream import replay_json_parts
 
@@ -175,12 +177,16 @@ def schema_command() -> None:
 # --- the store ---------------------------------------------------------------------------------
 
 
+def no_progress(_label: str, _done: int | None, _total: int | None) -> None:
+    """The step of :func:`phases` where no bar is shown (standard error not a terminal)."""
+
+
 @contextmanager
 def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
     """A labelled progress bar on standard error (on a terminal only): ``step(label, done,
     total)`` names the phase under way and how far it is."""
     if not sys.stderr.isatty():
-        yield lambda _label, _done, _total: None
+        yield no_progress
         return
     from rich.progress import Progress
 
