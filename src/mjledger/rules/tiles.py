@@ -21,9 +21,10 @@ from mjledger.tiles.notation import TILES, WINDS, Meld, Tile, format_tiles, pars
 
 
 def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
+    if not records:  # most lines show no melds
+        return ()
     return tuple(
-        Meld.parse(record.kind, record.tiles, concealed=record.concealed)
-        for record in records or ()
+        [Meld.parse(record.kind, record.tiles, concealed=record.concealed) for record in records]
     )
 
 

@@ -301,7 +301,7 @@ def evaluate_sichuan_wall(
         concealed[tile.index] += 1
     counts = _check_hand(hand, concealed, melds, void_suit, complete=False)
     if void_suit is not None and void_suit in _suits_held(counts):
-        return WallStatus(flower_pig=True, ready=False, best_fan=None)
+        return _FLOWER_PIG
     ready: list[Tile] = []
     best: int | None = None
     melds_key = _melds_key(melds)
@@ -312,7 +312,12 @@ def evaluate_sichuan_wall(
             continue
         ready.append(tile)
         best = result.fan if best is None else max(best, result.fan)
-    return WallStatus(flower_pig=False, ready=bool(ready), best_fan=best, waits=tuple(ready))
+    return _new_status(False, bool(ready), best, tuple(ready))
+
+
+# A wall's status, built without running attrs' ``__init__``; a flower pig's, one value.
+_new_status: Final = constructor(WallStatus)
+_FLOWER_PIG: Final = WallStatus(flower_pig=True, ready=False, best_fan=None)
 
 
 def _wait_won(

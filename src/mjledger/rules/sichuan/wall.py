@@ -80,6 +80,12 @@ def _ready(best_fan: int) -> WallFacts:
     return WallFacts(flower_pig=False, ready=True, best_fan=best_fan)
 
 
+@cache
+def _derived(flower_pig: bool, ready: bool, best_fan: int) -> WallFacts:
+    """The facts derived of one player: values too, one of each, shared by every wall."""
+    return WallFacts(flower_pig, ready, best_fan)
+
+
 def derive_wall(
     rules: SichuanRules,
     remaining: Mapping[str, PlayerAtWallEnd],
@@ -105,7 +111,7 @@ def derive_wall(
             status = evaluate_sichuan_wall(concealed, melds, void_suit=suit, rules=rules)
         except TileError as exc:
             raise TileError(f"remaining player {player!r}: {exc}") from None
-        facts[player] = WallFacts(status.flower_pig, status.ready, status.best_fan or 0)
+        facts[player] = _derived(status.flower_pig, status.ready, status.best_fan or 0)
     if shown:
         check_no_fifth_copy(shown)
     return facts
