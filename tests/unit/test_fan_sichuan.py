@@ -20,6 +20,7 @@ from mjledger.fan_sichuan import (
     evaluate_sichuan_win,
 )
 from mjledger.rules import WinContext
+from mjledger.rules.sichuan import fan as fan_module
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
 from tests.helpers import meld
 
@@ -376,3 +377,24 @@ def test_situational_add_ons_never_enter_the_best_hand(
         )
         assert status.best_fan is not None
         assert boosted.fan <= status.best_fan + 1
+
+
+@given(sichuan_ready_hands(), st.booleans())
+def test_the_wall_scores_each_wait_as_the_win_evaluated_afresh(
+    case: tuple[tuple[Tile, ...], tuple[Meld, ...], str], void_known: bool
+) -> None:
+    # The wall evaluates its waits without the checks it has made already; with no win kept
+    # from before, each wait still scores as evaluate_sichuan_win scores it.
+    hand, melds, void = case
+    suit = void if void_known else None
+    fan_module._WINS.clear()
+    status = evaluate_sichuan_wall(hand, melds, void_suit=suit)
+    fans: dict[Tile, int] = {}
+    for tile in waits(hand, melds):
+        fan_module._WINS.clear()
+        try:
+            fans[tile] = evaluate_sichuan_win(hand, tile, melds, WinContext(void_suit=suit)).fan
+        except TileError:
+            continue
+    assert status.waits == tuple(fans)
+    assert status.best_fan == (max(fans.values()) if fans else None)

@@ -149,3 +149,30 @@ def test_malformed_melds_are_refused(kind: str, text: str, message: str) -> None
 def test_only_a_kong_can_be_concealed() -> None:
     with pytest.raises(TileError, match="only a kong"):
         Meld.parse("pung", "555p", concealed=True)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="0123456789", min_size=1, max_size=5).map(
+                lambda d: d + "mpsz"[len(d) % 4]
+            ),
+            st.text(alphabet="0123456789mpszx \t", max_size=4),
+        ),
+        max_size=6,
+    ).map("".join)
+)
+def test_a_well_formed_text_reads_as_group_by_group_reading_reads_it(text: str) -> None:
+    # parse_tiles reads a text of well-formed groups a group at a time; any other text, and
+    # every error, is the group-by-group reading's.
+    from mjledger.tiles import notation
+
+    try:
+        expected: tuple[Tile, ...] | str = notation._read(text)
+    except TileError as error:
+        expected = str(error)
+    try:
+        found: tuple[Tile, ...] | str = notation._parsed.__wrapped__(text)
+    except TileError as error:
+        found = str(error)
+    assert found == expected

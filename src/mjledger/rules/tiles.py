@@ -21,16 +21,20 @@ from mjledger.tiles.notation import TILES, WINDS, Meld, Tile, format_tiles, pars
 
 
 def melds_of(records: Iterable[MeldRecord] | None) -> tuple[Meld, ...]:
+    if not records:  # most lines show no melds
+        return ()
     return tuple(
-        Meld.parse(record.kind, record.tiles, concealed=record.concealed)
-        for record in records or ()
+        [Meld.parse(record.kind, record.tiles, concealed=record.concealed) for record in records]
     )
 
 
-def tiles_of_line(tiles: str | None, winning: str | None, melds: tuple[Meld, ...]) -> list[Tile]:
-    shown = list(parse_tiles(tiles or ""))
+def shown_tiles(
+    concealed: tuple[Tile, ...], winning: Tile | None, melds: tuple[Meld, ...]
+) -> list[Tile]:
+    """The tiles a line shows, read already: in hand, the winning tile, in melds."""
+    shown = list(concealed)
     if winning is not None:
-        shown.append(Tile.parse(winning))
+        shown.append(winning)
     for meld in melds:
         shown.extend(meld.tiles)
     return shown
@@ -65,7 +69,7 @@ def derive_win(
     if event.tiles is None or event.winning_tile is None:
         raise TileError("a win with tiles needs both 'tiles' and 'winning_tile'")
     melds = melds_of(event.melds)
-    check_no_fifth_copy(tiles_of_line(event.tiles, event.winning_tile, melds))
-    return table.evaluate_win(
-        parse_tiles(event.tiles), Tile.parse(event.winning_tile), melds, context
-    )
+    concealed = parse_tiles(event.tiles)  # read once, in the order of the line's errors
+    winning = Tile.parse(event.winning_tile)
+    check_no_fifth_copy(shown_tiles(concealed, winning, melds))
+    return table.evaluate_win(concealed, winning, melds, context)

@@ -21,6 +21,7 @@ from mjledger.rules.protocol import WinContext, first_turn_wins
 from mjledger.rules.refusals import refusal
 from mjledger.rules.tiles import derive_win, seat_wind
 from mjledger.rules.values import void_suit_of
+from mjledger.tiles.fan import FanResult
 from mjledger.tiles.notation import Wind
 
 __all__ = ["WinView", "fan_of", "win_context"]
@@ -121,27 +122,34 @@ def _fan_from_tiles(
         result = derive_win(table, event, context)
     except TileError as exc:
         raise refuse(str(exc)) from None
-    breakdown = ", ".join(f"{p.code} {p.fan}" for p in result.patterns)
     if result.limit:
         # A limit hand is worth the limit "whatever its fan" (rules.md), so a fan given with
         # "limit": true is not compared; a fan given as a plain win contradicts the tiles.
         if event.fan is not None and not event.limit:
             raise refuse(
-                f"the log gives fan {event.fan}, but the tiles make a limit hand ({breakdown})"
+                f"the log gives fan {event.fan}, but the tiles make a limit hand "
+                f"({_breakdown(result)})"
             )
         return result.fan, True
     if event.limit:
         raise refuse(
-            f"the log claims a limit hand, but the tiles make {result.fan} fan ({breakdown})"
+            f"the log claims a limit hand, but the tiles make {result.fan} fan "
+            f"({_breakdown(result)})"
         )
     if event.fan is not None and event.fan != result.fan:
         raise refuse(
-            f"the log gives fan {event.fan}, but the tiles make {result.fan} ({breakdown})"
+            f"the log gives fan {event.fan}, but the tiles make {result.fan} ({_breakdown(result)})"
         )
     minimum = table.minimum_fan()
     if result.fan < minimum:
         raise refuse(
-            f"the tiles make {result.fan} fan ({breakdown}), below the table minimum of {minimum}",
+            f"the tiles make {result.fan} fan ({_breakdown(result)}), below the table minimum "
+            f"of {minimum}",
             "below_minimum_fan",
         )
     return result.fan, False
+
+
+def _breakdown(result: FanResult) -> str:
+    """A result's patterns as a refusal shows them (written only when a win is refused)."""
+    return ", ".join(f"{p.code} {p.fan}" for p in result.patterns)

@@ -35,11 +35,13 @@ __all__ = [
     "Shapes",
     "arrangements",
     "arrangements_of_counts",
+    "check_copies",
     "counts_of",
     "is_complete",
     "is_ready",
     "waits",
     "waits_from_counts",
+    "waits_of_counts",
 ]
 
 ShapeName = Literal["standard", "seven_pairs", "thirteen_orphans"]
@@ -101,7 +103,7 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     counts = [0] * 34
     for tile in tiles:
         counts[tile.index] += 1
-    _check_copies(counts)
+    check_copies(counts)
     return counts
 
 
@@ -109,7 +111,8 @@ _AT_MOST_FOUR: Final = frozenset(range(5))
 _AT_MOST_THREE: Final = frozenset(range(4))
 
 
-def _check_copies(counts: Sequence[int]) -> None:
+def check_copies(counts: Sequence[int]) -> None:
+    """A count vector's fifth copy of a tile refused (the lowest such tile named)."""
     if _AT_MOST_FOUR.issuperset(counts):  # the common case, one scan in C
         return
     for index, count in enumerate(counts):
@@ -231,12 +234,21 @@ def waits(
         counts[tile.index] += 1
     if not melds and _AT_MOST_THREE.issuperset(counts):  # the common case, one scan in C:
         return _tiles_of(waits_from_counts(counts, 0, shapes))  # no fifth copy, no four held
-    _check_copies(counts)
+    check_copies(counts)
     total = counts
     if melds:
         total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
-        _check_copies(total)
-    found = _tiles_of(waits_from_counts(counts, len(melds), shapes))
+        check_copies(total)
+    return waits_of_counts(counts, total, len(melds), shapes)
+
+
+def waits_of_counts(
+    counts: Sequence[int], total: Sequence[int], melds: int, shapes: Shapes = SICHUAN
+) -> tuple[Tile, ...]:
+    """:func:`waits` of a hand its caller has checked: ``counts`` its concealed tiles' (as
+    many as its ``melds`` sets leave), ``total`` with the melds' tiles, none held five
+    times."""
+    found = _tiles_of(waits_from_counts(counts, melds, shapes))
     return tuple(tile for tile in found if total[tile.index] < 4)  # four held: no wait
 
 
@@ -270,7 +282,7 @@ def arrangements(
     _check_size(len(hand), melds, complete=True)
     counts = counts_of(hand)
     if melds:
-        _check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
+        check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
     return arrangements_of_counts(counts, tuple(melds), shapes)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Literal, cast
+from typing import Final, Literal, cast
 
 import attrs
 
@@ -151,6 +151,31 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
 def _parsed(text: str) -> tuple[Tile, ...]:
     """:func:`parse_tiles`, kept for texts met again (a win's hand is read by the fold, the
     check of copies and the evaluator; a pung's text recurs in every hand)."""
+    if _WELL_FORMED.fullmatch(text) is None:
+        return _read(text)
+    # Only groups whose every digit is a rank of its suit: each group's tiles, read once.
+    tiles: list[Tile] = []
+    for digits, suit in _DIGITS_AND_SUIT.findall(text):
+        tiles += _group(digits, suit)
+    return tuple(tiles)
+
+
+# A text of groups of ranks that their suits have, and spaces (as a log's writer writes a
+# hand): :func:`_read` would read its groups one after the other, and nothing is wrong.
+_WELL_FORMED: Final = re.compile(r"\s*(?:[1-9]+[mps]|[1-7]+z)(?:\s*(?:[1-9]+[mps]|[1-7]+z))*\s*")
+_DIGITS_AND_SUIT: Final = re.compile(r"([0-9]+)([a-z])")
+
+
+@lru_cache(maxsize=1024)
+def _group(digits: str, suit: str) -> tuple[Tile, ...]:
+    """The tiles of one well-formed group (``"345"``, ``"m"``): few groups recur."""
+    ranks = _BY_DIGIT[suit]
+    return tuple([ranks[digit] for digit in digits])
+
+
+def _read(text: str) -> tuple[Tile, ...]:
+    """:func:`parse_tiles` group by group: what any text reads as, or the first thing wrong
+    with it."""
     tiles: list[Tile] = []
     pos = 0
     while pos < len(text):

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Final
 
+from mjledger._replace import constructor
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.rules.protocol import NO_CONTEXT, WinContext
@@ -20,8 +21,8 @@ from mjledger.tiles.decompose import (
     SICHUAN,
     Arrangement,
     arrangements_of_counts,
-    counts_of,
-    waits,
+    check_copies,
+    waits_of_counts,
 )
 from mjledger.tiles.fan import (
     FanResult,
@@ -68,18 +69,27 @@ _SHAPES = frozenset(
 
 
 def _check_hand(
-    tiles: Sequence[Tile], melds: Sequence[Meld], void_suit: str | None, *, complete: bool
+    tiles: Sequence[Tile],
+    concealed: Sequence[int],
+    melds: Sequence[Meld],
+    void_suit: str | None,
+    *,
+    complete: bool,
 ) -> list[int]:
     """The refusals shared by wins and the empty-wall check, phrased for a person; the counts
-    of the tiles in hand and melds."""
+    of the tiles in hand (``concealed``: those of ``tiles``) and melds."""
     if void_suit is not None and void_suit not in ("m", "p", "s"):
         raise TileError(f"void suit {void_suit!r}: expected m, p or s")
     for meld in melds:
         if meld.kind == "chow":
             raise TileError(f"Sichuan has no chows: chow meld {meld}")
-    everything = [*tiles, *(t for m in melds for t in m.tiles)]
-    honours = [t for t in everything if t.index >= _HONOURS]
-    if honours:
+    counts = list(concealed)
+    for meld in melds:
+        for tile in meld.tiles:
+            counts[tile.index] += 1
+    if any(counts[_HONOURS:]):
+        everything = [*tiles, *(t for m in melds for t in m.tiles)]
+        honours = [t for t in everything if t.index >= _HONOURS]
         raise TileError(f"Sichuan has no honour tiles: {format_tiles(honours)}")
     if len(melds) > 4:
         raise TileError(f"{plural(len(melds), 'meld')}: a hand has at most four")
@@ -90,7 +100,8 @@ def _check_hand(
             f"{plural(len(tiles), 'concealed tile')} with {plural(len(melds), 'meld')}: "
             f"{what} has {expected}"
         )
-    return counts_of(everything)
+    check_copies(counts)
+    return counts
 
 
 _HONOURS: Final = 27  # the first honour's slot: the tiles Sichuan plays come before it
@@ -129,22 +140,37 @@ def evaluate_sichuan_win(
     concealed = [0] * 34
     for tile in hand:
         concealed[tile.index] += 1
-    # Everything the result depends on: the tiles as counts, the melds, the void suit, the
-    # add-ons and the house rules the detection reads.
-    key = (
-        tuple(concealed),
-        tuple([(m.kind, tuple([t.index for t in m.tiles]), m.concealed) for m in melds]),
-        void_suit,
-        on,
-        rules.all_258_pungs,
-        rules.terminals_in_all,
-    )
+    key = _win_key(concealed, _melds_key(melds), void_suit, on, rules)
     found = _WINS.get(key)
     if found is None:
-        found = _evaluated(hand, concealed, melds, void_suit, rules, on)
-        if len(_WINS) >= _WINS_KEPT:
-            _WINS.clear()
-        _WINS[key] = found
+        counts = _check_hand(hand, concealed, melds, void_suit, complete=True)
+        found = _keep(key, _evaluated(hand, concealed, counts, melds, void_suit, rules, on))
+    return found
+
+
+def _melds_key(melds: tuple[Meld, ...]) -> tuple[tuple[str, int, bool], ...]:
+    """The melds as a win's result depends on them: a meld's tiles are sorted and of one
+    kind, so its kind and lowest tile say which tiles it holds."""
+    return tuple([(m.kind, m.tiles[0].index, m.concealed) for m in melds])
+
+
+def _win_key(
+    concealed: list[int],
+    melds: tuple[tuple[str, int, bool], ...],
+    void_suit: str | None,
+    on: tuple[str, ...],
+    rules: SichuanRules,
+) -> tuple[object, ...]:
+    """Everything a win's result depends on: the tiles as counts, the melds, the void suit,
+    the add-ons and the house rules the detection reads."""
+    return (tuple(concealed), melds, void_suit, on, rules.all_258_pungs, rules.terminals_in_all)
+
+
+def _keep(key: tuple[object, ...], found: FanResult) -> FanResult:
+    """``found`` kept under ``key`` among the wins evaluated lately."""
+    if len(_WINS) >= _WINS_KEPT:
+        _WINS.clear()
+    _WINS[key] = found
     return found
 
 
@@ -158,14 +184,15 @@ _WINS_KEPT: Final = 4096
 def _evaluated(
     hand: tuple[Tile, ...],
     concealed: list[int],
+    counts: list[int],
     melds: tuple[Meld, ...],
     void_suit: str | None,
     rules: SichuanRules,
     on: tuple[str, ...],
 ) -> FanResult:
     """:func:`evaluate_sichuan_win` of ``hand`` (the winning tile last; ``concealed``: its
-    counts) with the add-ons ``on``: every refusal, then the best arrangement."""
-    counts = _check_hand(hand, melds, void_suit, complete=True)
+    counts; ``counts``: hand and melds') with the add-ons ``on``, once :func:`_check_hand`
+    has passed it: the refusals of a win's suits, then the best arrangement."""
     suits = _suits_held(counts)
     if void_suit is not None and void_suit in suits:
         everything = [*hand, *(t for m in melds for t in m.tiles)]
@@ -207,7 +234,11 @@ def _best(
         patterns, fan = _scored(tuple(detected.items()))
         if best is None or fan > best[0]:
             best = (fan, patterns, arrangement)
-    return None if best is None else FanResult(*best)
+    return None if best is None else _new_result(*best)
+
+
+# A win's result, built without running attrs' ``__init__``.
+_new_result: Final = constructor(FanResult)
 
 
 @lru_cache(maxsize=4096)
@@ -265,17 +296,54 @@ def evaluate_sichuan_wall(
     """
     hand = tuple(tiles)
     melds = tuple(melds)
-    counts = _check_hand(hand, melds, void_suit, complete=False)
+    concealed = [0] * 34
+    for tile in hand:
+        concealed[tile.index] += 1
+    counts = _check_hand(hand, concealed, melds, void_suit, complete=False)
     if void_suit is not None and void_suit in _suits_held(counts):
-        return WallStatus(flower_pig=True, ready=False, best_fan=None)
+        return _FLOWER_PIG
     ready: list[Tile] = []
     best: int | None = None
-    context = WinContext(void_suit=void_suit)
-    for tile in waits(hand, melds, SICHUAN):
+    melds_key = _melds_key(melds)
+    for tile in waits_of_counts(concealed, counts, len(melds), SICHUAN):
         try:
-            result = evaluate_sichuan_win(hand, tile, melds, context, rules)
+            result = _wait_won(hand, tile, concealed, counts, melds_key, melds, void_suit, rules)
         except TileError:
             continue
         ready.append(tile)
         best = result.fan if best is None else max(best, result.fan)
-    return WallStatus(flower_pig=False, ready=bool(ready), best_fan=best, waits=tuple(ready))
+    return _new_status(False, bool(ready), best, tuple(ready))
+
+
+# A wall's status, built without running attrs' ``__init__``; a flower pig's, one value.
+_new_status: Final = constructor(WallStatus)
+_FLOWER_PIG: Final = WallStatus(flower_pig=True, ready=False, best_fan=None)
+
+
+def _wait_won(
+    hand: tuple[Tile, ...],
+    tile: Tile,
+    concealed: list[int],
+    counts: list[int],
+    melds_key: tuple[tuple[str, int, bool], ...],
+    melds: tuple[Meld, ...],
+    void_suit: str | None,
+    rules: SichuanRules,
+) -> FanResult:
+    """:func:`evaluate_sichuan_win` of a checked hand one tile short (``concealed``: its
+    counts; ``counts``: with its melds) won on one of its waits, with no add-ons: the
+    hand passed :func:`_check_hand` and a wait is never a fifth copy, so what is left to
+    refuse is the win's suits. The counts are as given again when it returns."""
+    index = tile.index
+    concealed[index] += 1
+    counts[index] += 1
+    try:
+        key = _win_key(concealed, melds_key, void_suit, (), rules)
+        found = _WINS.get(key)
+        if found is None:
+            won = (*hand, tile)
+            found = _keep(key, _evaluated(won, concealed, counts, melds, void_suit, rules, ()))
+        return found
+    finally:
+        concealed[index] -= 1
+        counts[index] -= 1

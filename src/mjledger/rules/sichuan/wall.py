@@ -15,7 +15,7 @@ from mjledger.rules.protocol import WallFacts
 from mjledger.rules.sichuan import settle, why
 from mjledger.rules.sichuan.fan import evaluate_sichuan_wall
 from mjledger.rules.sichuan.options import SichuanRules
-from mjledger.rules.tiles import check_no_fifth_copy, melds_of, tiles_of_line
+from mjledger.rules.tiles import check_no_fifth_copy, melds_of, shown_tiles
 from mjledger.rules.values import HandView, Transfer
 from mjledger.tiles.notation import Tile, parse_tiles
 
@@ -80,6 +80,12 @@ def _ready(best_fan: int) -> WallFacts:
     return WallFacts(flower_pig=False, ready=True, best_fan=best_fan)
 
 
+@cache
+def _derived(flower_pig: bool, ready: bool, best_fan: int) -> WallFacts:
+    """The facts derived of one player: values too, one of each, shared by every wall."""
+    return WallFacts(flower_pig, ready, best_fan)
+
+
 def derive_wall(
     rules: SichuanRules,
     remaining: Mapping[str, PlayerAtWallEnd],
@@ -97,16 +103,15 @@ def derive_wall(
             continue
         try:
             melds = melds_of(entry.melds)
-            shown.extend(tiles_of_line(entry.tiles, None, melds))
+            concealed = parse_tiles(entry.tiles or "")  # read once
+            shown.extend(shown_tiles(concealed, None, melds))
             suit = void_suits.get(player)
             if suit is None:
                 raise TileError("has tiles but never logged void_suit_chosen this hand")
-            status = evaluate_sichuan_wall(
-                parse_tiles(entry.tiles or ""), melds, void_suit=suit, rules=rules
-            )
+            status = evaluate_sichuan_wall(concealed, melds, void_suit=suit, rules=rules)
         except TileError as exc:
             raise TileError(f"remaining player {player!r}: {exc}") from None
-        facts[player] = WallFacts(status.flower_pig, status.ready, status.best_fan or 0)
+        facts[player] = _derived(status.flower_pig, status.ready, status.best_fan or 0)
     if shown:
         check_no_fifth_copy(shown)
     return facts
