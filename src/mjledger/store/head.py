@@ -153,6 +153,7 @@ class HeadRecorder(SQLiteApplicationRecorder):
 
     signer: Signer | None = None
     _kept: _KeptWriter | None = None  # the last writer's connection (see writer())
+    _released = False  # closing: no connection is kept any more
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), CREATE_HEAD]
@@ -185,7 +186,7 @@ class HeadRecorder(SQLiteApplicationRecorder):
         every time, and every transaction took a connection from the pool and put it back.
         An in-memory database has no second connection: there, the pool's is used.
 
-        The connection stays open for the next writer of the same thread
+        The connection stays open for the next writer, of any thread, one at a time
         (:meth:`release_writer` closes it, as ``Ledger.close`` does): opening one, reading
         the schema, compiling the statements and reading the head again cost about a tenth
         of recording a log of ten hands."""
@@ -211,33 +212,36 @@ class HeadRecorder(SQLiteApplicationRecorder):
         try:
             yield insert
         finally:
-            own.busy = False
-            if kept is None and not self._keep(own, pool):
+            if not self._keep(own):
                 own.connection.close()
 
     def _kept_writer(self) -> _KeptWriter | None:
-        """The connection kept from this thread's last writer, now in use again, or None
-        (another thread's, or one in use by an enclosing writer)."""
-        kept = self._kept
-        if kept is None or kept.thread != threading.get_ident() or kept.busy:
-            return None
-        kept.busy = True
-        return kept
-
-    def _keep(self, own: _KeptWriter, pool: Any) -> bool:
-        """Keep ``own`` for the next writer, unless one is kept already (another thread's)."""
+        """The connection kept from the last writer, now in use again, or None (none kept,
+        or it is in use: by another thread, or by an enclosing writer)."""
         with _KEEPING:
-            if self._kept is not None or pool.closed:
-                return False
-            self._kept = own
-            return True
+            kept = self._kept
+            if kept is None or kept.busy:
+                return None
+            kept.busy = True
+            return kept
+
+    def _keep(self, own: _KeptWriter) -> bool:
+        """Whether ``own``, done with, stays kept for the next writer: unless another is
+        kept already (another thread's) or the ledger is closing."""
+        with _KEEPING:
+            own.busy = False
+            if self._kept is None and not self._released:
+                self._kept = own
+            return self._kept is own
 
     def release_writer(self) -> None:
-        """Close the writer's kept connection (when the ledger closes)."""
+        """Close the writer's kept connection, and keep none from now on (the ledger is
+        closing); one in use is closed by its writer when it is done."""
         with _KEEPING:
-            kept, self._kept = self._kept, None
-        if kept is not None:
-            kept.connection.close()
+            kept, self._kept, self._released = self._kept, None, True
+            if kept is None or kept.busy:
+                return
+        kept.connection.close()
 
     @staticmethod
     def _connect(pool: Any) -> SQLiteConnection:
@@ -247,6 +251,9 @@ class HeadRecorder(SQLiteApplicationRecorder):
                 uri=True,
                 isolation_level=None,  # transactions begun and committed explicitly
                 cached_statements=_STATEMENTS_KEPT,
+                # Kept for whichever thread writes next, one writer at a time (``busy``),
+                # and closed by whichever thread closes the ledger.
+                check_same_thread=False,
                 timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT,
             )
         except sqlite3.Error as error:  # as eventsourcing's pool words it
@@ -312,16 +319,14 @@ class HeadRecorder(SQLiteApplicationRecorder):
 
 
 class _KeptWriter:
-    """A writer's own connection, the thread it was opened in (sqlite3 refuses any other),
-    whether a writer is using it, and the head (rows, digest) its last transaction left:
-    while no other writer has moved the head since, the next transaction moves it without
-    reading it first."""
+    """A writer's own connection, whether a writer is using it (one at a time, whatever its
+    thread), and the head (rows, digest) its last transaction left: while no other writer
+    has moved the head since, the next transaction moves it without reading it first."""
 
-    __slots__ = ("busy", "connection", "known", "thread")
+    __slots__ = ("busy", "connection", "known")
 
     def __init__(self, connection: SQLiteConnection) -> None:
         self.connection = connection
-        self.thread = threading.get_ident()
         self.busy = True
         self.known: tuple[int, str] | None = None
 
