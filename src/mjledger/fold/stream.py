@@ -291,7 +291,7 @@ def quick_hands_of(state: MatchState) -> QuickHands | None:
 
 # The quick fold of the table bound last, and that table (kept alive, so compared by
 # identity): recording asks whether a log's table has one and then settles its hands with
-# it, and working out a table's amounts twice a log was a tenth of a 10-hand log's fold.
+# it, and building a table's quick fold (its amounts) twice cost a log about 50 µs.
 _last_quick: list[tuple[object, QuickHands | None]] = [(None, None)]
 
 

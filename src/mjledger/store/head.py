@@ -188,8 +188,8 @@ class HeadRecorder(SQLiteApplicationRecorder):
 
         The connection stays open for the next writer, of any thread, one at a time
         (:meth:`release_writer` closes it, as ``Ledger.close`` does): opening one, reading
-        the schema, compiling the statements and reading the head again cost about a tenth
-        of recording a log of ten hands."""
+        the schema, compiling the statements and reading the head again cost about 140 µs
+        of CPU a log (a log of ten hands takes about 2 ms)."""
         pool = self.datastore.pool
         if pool.is_sqlite_memory_mode:
 

@@ -137,9 +137,9 @@ def _write_missing(
 
 def _start_with_first_hand(batches: Iterator[list[TableRow]]) -> Iterator[list[TableRow]]:
     """A new match's transactions with its start committed together with its first hand:
-    the same rows in the same order (ids and head alike), one commit a log fewer, which
-    was a tenth of what a log of ten hands costs to record on disk. A crash still leaves
-    whole hands only: now never a match without its first hand."""
+    the same rows in the same order (ids and head alike), one commit a log fewer (a log of
+    ten hands made eleven). A crash still leaves whole hands only: now never a match
+    without its first hand."""
     start = next(batches)
     first = next(batches, None)
     yield start if first is None else start + first
