@@ -55,8 +55,9 @@ SCHEMA = (
 
 
 def rows_by_transaction(store: Path) -> list[list[tuple[str, int, str, bytes]]]:
-    """The ledger's own rows, grouped as it wrote them: the match start, then each hand with
-    its closing row (a hand's rows and its hand_closed row are one transaction)."""
+    """The ledger's own rows, grouped as it wrote them: each hand with its closing row (a
+    hand's rows and its hand_closed row are one transaction), the match start with the
+    first hand."""
     db = sqlite3.connect(store)
     rows = db.execute(
         "SELECT originator_id, originator_version, topic, state FROM stored_events ORDER BY rowid"
@@ -67,6 +68,8 @@ def rows_by_transaction(store: Path) -> list[list[tuple[str, int, str, bytes]]]:
         if row[2] == "mjledger.events:HandStarted":
             groups.append([])
         groups[-1].append(row)
+    if len(groups) > 1:
+        groups[:2] = [groups[0] + groups[1]]
     return groups
 
 

@@ -247,7 +247,7 @@ def record_command(
     with seekable(log) as source, phases() as step, gc_paused():
         step("validating", None, None)
         checked = check_log_stream(source)  # nothing opened before this
-        step("recording", 0, checked.hands + 1)
+        step("recording", 0, max(checked.hands, 1))
         with open_ledger(store, writing=True, signing_key=signing_key) as ledger:
             result = ledger.record_checked(
                 checked, progress=lambda done, total: step("recording", done, total)

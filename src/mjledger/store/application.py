@@ -493,4 +493,7 @@ class Ledger(Application[uuid.UUID]):
 
     def close(self) -> None:
         self.drop_views()
+        release = getattr(self.recorder, "release_writer", None)  # SQLite's kept connection
+        if release is not None:
+            release()
         super().close()

@@ -115,9 +115,9 @@ def _write_missing(
     write what is missing (a second pass): memory holds one hand of the log, not all."""
     if stored is None:
         # Nothing of the match stored yet: every row, from the spool (decoded and folded
-        # once, by check_log).
-        batches: Iterable[list[TableRow]] = log.rows()
-        total = log.hands + 1
+        # once, by check_log), the match's start in its first hand's transaction.
+        batches: Iterable[list[TableRow]] = _start_with_first_hand(log.rows())
+        total = max(log.hands, 1)
     else:
         total = _missing_batches(log, stored)
         if not total:
@@ -133,6 +133,17 @@ def _write_missing(
             done += 1
             if progress is not None:
                 progress(done, total)
+
+
+def _start_with_first_hand(batches: Iterator[list[TableRow]]) -> Iterator[list[TableRow]]:
+    """A new match's transactions with its start committed together with its first hand:
+    the same rows in the same order (ids and head alike), one commit a log fewer (a log of
+    ten hands made eleven). A crash still leaves whole hands only: now never a match
+    without its first hand."""
+    start = next(batches)
+    first = next(batches, None)
+    yield start if first is None else start + first
+    yield from batches
 
 
 def _rows_missing(

@@ -31,6 +31,7 @@ tile and mutated logs.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any, Final
 
 import attrs
@@ -120,6 +121,27 @@ class _Hand:
         net[payee] += amount
 
 
+@lru_cache(maxsize=64)
+def _amounts(
+    rules: SichuanRules,
+) -> tuple[tuple[int, ...], tuple[int, ...], dict[tuple[str, bool], int]]:
+    """The amounts of a table with these house rules, worked out once for equal rules (a
+    store records many short matches, each decoding its own equal rules): what one payer
+    pays for a win on a discard and a self-draw, by fan up to the cap (every fan above pays
+    as the cap does), and what each payer of a kong pays, by kind and whether it was
+    claimed from a discard. Read only, never changed."""
+    fans = range(rules.fan_cap + 1)
+    return (
+        tuple(scoring.sichuan_win_amount(rules, f) for f in fans),
+        tuple(scoring.sichuan_self_draw_amount(rules, f) for f in fans),
+        {
+            (kind, claimed): scoring.sichuan_kong_amount(rules, kind, claimed)
+            for kind in _KONG_REASONS
+            for claimed in (False, True)
+        },
+    )
+
+
 class QuickSichuan:
     """The quick fold of one table: its players and house rules, the amounts worked out once."""
 
@@ -143,17 +165,7 @@ class QuickSichuan:
         self._players = players
         self._seat = {p: i for i, p in enumerate(players)}
         self._cap = rules.fan_cap
-        # What one payer pays, by fan up to the cap (every fan above pays as the cap does).
-        self._win = tuple(scoring.sichuan_win_amount(rules, f) for f in range(self._cap + 1))
-        self._self_draw = tuple(
-            scoring.sichuan_self_draw_amount(rules, f) for f in range(self._cap + 1)
-        )
-        # What each payer of a kong pays, by kind and whether it was claimed from a discard.
-        self._kong_amount = {
-            (kind, claimed): scoring.sichuan_kong_amount(rules, kind, claimed)
-            for kind in _KONG_REASONS
-            for claimed in (False, True)
-        }
+        self._win, self._self_draw, self._kong_amount = _amounts(rules)
 
     @staticmethod
     def at(table: BaseRuleset) -> QuickSichuan | None:
