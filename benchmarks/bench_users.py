@@ -363,13 +363,13 @@ def _cpu_interleaved(*funcs: Callable[[], object], rounds: int = 7) -> list[floa
 
 
 def stored(goals: Goals, directory: Path, log: Path, hands: int, rounds: int) -> None:
-    """The store's views at 1, 10 and 1,000 matches, and ``log`` (a simulated match of
+    """The store's views at 1, 100 and 1,000 matches, and ``log`` (a simulated match of
     ``hands`` hands) explained and reported from the 1,000-match store (``bench_stored``)."""
     alone = directory / "hand-1-alone.jsonl"
     if not alone.exists():  # in a child: a peak RSS measured later would include this one's
         cut = [PYTHON, str(HERE / "bench_users.py"), "--cut", str(log), "1", str(alone)]
         subprocess.run(cut, check=True)
-    stores = {n: build_store(MJLEDGER, directory, n) for n in (1, 10)}
+    stores = {n: build_store(MJLEDGER, directory, n) for n in (1, 100)}
     stores[1000] = build_store(MJLEDGER, directory, 1000, log)
     views(goals, interleaved, MJLEDGER, stores, rounds)
     with log.open(encoding="utf-8") as lines:
