@@ -394,14 +394,22 @@ def tile_logs(goals: Goals, directory: Path, hands: int, rounds: int) -> tuple[P
 def facts_rows(goals: Goals, directory: Path, hands: int, rounds: int) -> None:
     """Text output (3,000 hands) and ``replay --json`` and the library of ``hands`` hands."""
     facts = directory / f"facts-{hands}.jsonl"
-    facts.write_text(sichuan_log(random.Random(1), hands), encoding="utf-8")
+    write_facts_apart(facts, hands)
     print("text output", flush=True)
     text = directory / "facts-3000.jsonl"
     if not text.exists():
-        text.write_text(sichuan_log(random.Random(1), 3_000), encoding="utf-8")
+        write_facts_apart(text, 3_000)
     text_output(goals, text, rounds)
     print("replay --json", flush=True)
     replay_json(goals, facts, 0.6, rounds, library=True)
+
+
+def write_facts_apart(path: Path, hands: int) -> None:
+    """A facts log of ``hands`` hands written by a child process: this process growing by the
+    log's text (some 100 MB at 30,000 hands) would show in the peak memory of every process it
+    starts after (a child's peak counts the pages it shares with its parent until it execs)."""
+    command = [PYTHON, str(HERE / "bench_users.py"), "--write-facts", str(hands), str(path)]
+    subprocess.run(command, check=True)
 
 
 def measure(args: argparse.Namespace) -> Goals:
@@ -457,9 +465,14 @@ def main(argv: list[str] | None = None) -> int:
         help="only the facts log's rows: text output, replay --json and the library",
     )
     parser.add_argument("--cut", nargs=3, metavar=("LOG", "N", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--write-facts", nargs=2, metavar=("HANDS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.cut:
         cut_hand(Path(args.cut[0]), int(args.cut[1]), Path(args.cut[2]))
+        return 0
+    if args.write_facts:
+        text = sichuan_log(random.Random(1), int(args.write_facts[0]))
+        Path(args.write_facts[1]).write_text(text, encoding="utf-8")
         return 0
     if args.before:
         BEFORE["PYTHONPATH"] = str(Path(args.before).resolve())
