@@ -10,24 +10,16 @@ cycles made elsewhere meanwhile (another thread) wait for the collector's return
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused() -> AbstractContextManager[None]:
     """The collector off for the block, back on after it if it was on before."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    return _paused(_nothing)
 
 
-@contextmanager
-def gc_paused_aged() -> Iterator[None]:
+def gc_paused_aged() -> AbstractContextManager[None]:
     """:func:`gc_paused`, and what the block made aged into the oldest generation on the way
     out instead of walked by the next collection of the young one.
 
@@ -42,45 +34,47 @@ def gc_paused_aged() -> Iterator[None]:
     Where the process has frozen objects of its own (``gc.freeze``, a pre-fork server's
     pattern), unfreezing would thaw them too, so then nothing is aged (:func:`gc_paused`).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+    return _paused(_aged)
 
 
 # Whether this process runs one command and ends (:func:`one_command_process`).
 _one_command: list[bool] = [False]
 
 
-@contextmanager
-def command_paused() -> Iterator[None]:
+def command_paused() -> AbstractContextManager[None]:
     """:func:`gc_paused` for a command's whole work; in a one-command process, what the work
     made frozen on the way out, as the imports were (:func:`command_imported`).
 
-    The process ends with the command, so everything the work made lives until then anyway;
-    switched back on with it all young (a 3,000-hand tile log's hands, transfers and the wait
-    tables: about 300k tracked objects), the collector walked all of it once more to find no
-    garbage, 2-3% of a ``replay --json`` of blood flow. Elsewhere (a test's runner calling the
-    command in its own process) this is :func:`gc_paused`.
+    The process ends with the command, so everything the work made lives until then anyway.
+    Switched back on with it all young (a 3,000-hand tile log's hands, transfers and the wait
+    tables: about 300k tracked objects), the collector walked all of it once more, and again
+    as the interpreter shut down, to find no garbage: about a tenth of a ``replay --json`` of
+    blood flow. Elsewhere (a test's runner calling the command in its own process) this is
+    :func:`gc_paused`.
     """
-    if not _one_command[0]:
-        with gc_paused():
-            yield
-        return
+    return _paused(gc.freeze if _one_command[0] else _nothing)
+
+
+@contextmanager
+def _paused(on_the_way_out: Callable[[], None]) -> Iterator[None]:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            gc.freeze()
+            on_the_way_out()
             gc.enable()
+
+
+def _nothing() -> None:
+    pass
+
+
+def _aged() -> None:
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def one_command_process() -> None:
