@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, BinaryIO, Final
 import click
 
 from mjledger._command_table import GROUP_HELP, HELP_OPTION_NAMES, OPTIONS
-from mjledger._gc import gc_paused
+from mjledger._gc import command_paused, gc_paused
 from mjledger._text import escaped, plural
 from mjledger.cli.commands import command
 from mjledger.cli.exits import MjledgerGroup, json_option
@@ -70,7 +70,7 @@ def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
     from mjledger.log.reader import iter_log_file
 
-    with log, gc_paused():
+    with log, command_paused():
         with phases() as step:
             step("replaying", None, None)  # the log is read as it is folded
             events = iter_log_file(log)
