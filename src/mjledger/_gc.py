@@ -19,24 +19,6 @@ def gc_paused() -> AbstractContextManager[None]:
     return _paused(_nothing)
 
 
-def gc_paused_aged() -> AbstractContextManager[None]:
-    """:func:`gc_paused`, and what the block made aged into the oldest generation on the way
-    out instead of walked by the next collection of the young one.
-
-    A library ``replay()`` of a 3,000-hand tile log makes about 300k tracked objects while the
-    collector is off (the hands it returns, and the wait tables read for the first hand): the
-    first young collection after it walked them all, 0.05-0.07 s, a twentieth of the call,
-    to find no garbage. ``gc.freeze(); gc.unfreeze()`` moves every tracked object to the oldest
-    generation without that walk. The trade, for the caller: its own objects still in the
-    young generations (those made since its last collections: a few thousand at most) move
-    there as well, so a cycle among them waits for the next full collection to be freed
-    instead of a young one; nothing is kept that would have been freed, only freed later.
-    Where the process has frozen objects of its own (``gc.freeze``, a pre-fork server's
-    pattern), unfreezing would thaw them too, so then nothing is aged (:func:`gc_paused`).
-    """
-    return _paused(_aged)
-
-
 # Whether this process runs one command and ends (:func:`one_command_process`).
 _one_command: list[bool] = [False]
 
@@ -69,12 +51,6 @@ def _paused(on_the_way_out: Callable[[], None]) -> Iterator[None]:
 
 def _nothing() -> None:
     pass
-
-
-def _aged() -> None:
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def one_command_process() -> None:

@@ -43,7 +43,7 @@ def test_a_paused_block_restores_a_disabled_collector() -> None:
     gc.disable()
     frozen = gc.get_freeze_count()
     try:
-        for paused in (_gc.gc_paused, _gc.gc_paused_aged, _gc.command_paused):
+        for paused in (_gc.gc_paused, _gc.command_paused):
             with paused():
                 assert not gc.isenabled()
             assert not gc.isenabled()

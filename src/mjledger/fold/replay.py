@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, get_origin
 
 from attrs import frozen
 
-from mjledger._gc import gc_paused_aged
+from mjledger._gc import gc_paused
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchFold, MatchState, finish, start
@@ -162,10 +162,11 @@ def replay_events(events: Iterable[tuple[int | None, Event]]) -> Replay:
     replayer = Replayer()
     numbered = iter(events)
     # A fold makes no reference cycles, so the collector is paused while it runs (a fifth of
-    # the time went to collections walking the settled hands) and left as the caller had it,
-    # with what the fold made aged out of the young generation (``gc_paused_aged``: why, and
-    # what it means for the caller's own young objects).
-    with gc_paused_aged():
+    # the time went to collections walking the settled hands) and left as the caller had it.
+    # (What the fold made is not aged or frozen on the way out, as ``replay`` the command
+    # does: in a caller's long-running process that would hold back its own cyclic garbage;
+    # see mjledger/_gc.py.)
+    with gc_paused():
         return _replayed(replayer, numbered)
 
 
