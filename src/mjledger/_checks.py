@@ -24,7 +24,9 @@ TILE: Final = re.compile(r"[1-9][mps]|[1-7]z")
 TILE_NAMES: Final = frozenset(
     [f"{n}{s}" for n in range(1, 10) for s in "mps"] + [f"{n}z" for n in range(1, 8)]
 )
-TILES: Final = re.compile(r"(?:[1-9]+[mps]|[1-7]+z)+")
+# One group of compact notation: ranks a suit has, then the suit (log-format.md, "Tiles").
+TILE_GROUP: Final = r"[1-9]+[mps]|[1-7]+z"
+TILES: Final = re.compile(rf"(?:{TILE_GROUP})+")
 
 # log-format.md: an id (a player's, a match's) is at most 200 characters and holds no control
 # character, no line or paragraph separator and no bidirectional control.

@@ -77,10 +77,7 @@ class TerminalConsole(Console):
             if text is not None:
                 self.file.write(text)
                 return
-        made = table()
-        for row in rows:
-            made.add_row(*row)
-        self.print(made)
+        self.print(filled(table(), rows))
 
     def writes_plain(self) -> bool:
         """Whether this console writes plain text (a pipe or a file, no colour): what it
@@ -273,6 +270,19 @@ def balances_text(balances: Mapping[str, int], bust: Collection[str]) -> str:
     )
 
 
+def filled(table: Table, rows: Iterable[Sequence[str]]) -> Table:
+    """``table`` with ``rows`` added."""
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def settled_net(hand: HandState | QuickHand) -> Mapping[str, int]:
+    """A settled hand's net, whichever fold settled it (a quick fold's hand holds it; the
+    general fold's works it out from its transfers)."""
+    return hand.net if isinstance(hand, QuickHand) else hand.net()
+
+
 def payments_table() -> Table:
     """A hand's payments: the columns, without rows."""
     table = Table()
@@ -305,11 +315,8 @@ def render_payments(
     if isinstance(console, TerminalConsole):
         console.print_rows(payments_table, rows)
     else:
-        table = payments_table()
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
-    net = hand.net if isinstance(hand, QuickHand) else hand.net()
+        console.print(filled(payments_table(), rows))
+    net = settled_net(hand)
     line = Text("net: ")
     for i, p in enumerate(players):
         line.append(escaped(("  " if i else "") + f"{p} "))

@@ -17,9 +17,8 @@ import io
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Final
 
-from mjledger.cli.render import render_head, render_settled, render_totals
+from mjledger.cli.render import render_head, render_settled, render_totals, settled_net
 from mjledger.fold.stream import SettledHands
-from mjledger.rules.protocol import QuickHand
 
 if TYPE_CHECKING:
     from mjledger.cli.render import TerminalConsole
@@ -60,8 +59,7 @@ def replay_text_parts(
                 totals = _opened(hands, console)
                 players = tuple(totals)
             render_settled(hand, players, console)
-            net = hand.net if isinstance(hand, QuickHand) else hand.net()
-            for player, amount in net.items():
+            for player, amount in settled_net(hand).items():
                 totals[player] += amount
             if held.tell() >= PART:
                 yield held.getvalue()

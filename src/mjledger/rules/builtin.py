@@ -13,11 +13,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mjledger.rules.names import BUILT_IN_RULESETS
 
-# Where each built-in rule set's house-rules class is.
-_RULES_CLASSES: Final = {
-    "HongKongRules": "mjledger.rules.hongkong",
-    "SichuanRules": "mjledger.rules.sichuan",
-}
+# Which built-in rule set's module holds each house-rules class (BUILT_IN_RULESETS says where).
+_RULES_CLASSES: Final = {"HongKongRules": "hongkong", "SichuanRules": "sichuan"}
 
 __all__ = ["HongKongRules", "SichuanRules"]
 
@@ -29,7 +26,8 @@ def __getattr__(name: str) -> Any:
 
         return tuple(load_built_in(n) for n in BUILT_IN_RULESETS)
     if name in _RULES_CLASSES:
-        return getattr(importlib.import_module(_RULES_CLASSES[name]), name)
+        module = BUILT_IN_RULESETS[_RULES_CLASSES[name]].partition(":")[0]
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'mjledger.rules.builtin' has no attribute {name!r}")
 
 

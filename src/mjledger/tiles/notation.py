@@ -15,6 +15,7 @@ from typing import Final, Literal, cast
 
 import attrs
 
+from mjledger._checks import TILE_GROUP
 from mjledger.errors import TileError
 
 __all__ = [
@@ -162,7 +163,7 @@ def _parsed(text: str) -> tuple[Tile, ...]:
 
 # A text of groups of ranks that their suits have, and spaces (as a log's writer writes a
 # hand): :func:`_read` would read its groups one after the other, and nothing is wrong.
-_WELL_FORMED: Final = re.compile(r"\s*(?:[1-9]+[mps]|[1-7]+z)(?:\s*(?:[1-9]+[mps]|[1-7]+z))*\s*")
+_WELL_FORMED: Final = re.compile(rf"\s*(?:{TILE_GROUP})(?:\s*(?:{TILE_GROUP}))*\s*")
 _DIGITS_AND_SUIT: Final = re.compile(r"([0-9]+)([a-z])")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Final
 
 from mjledger.errors import RuleError, TileError
 from mjledger.log.events import PlayerAtWallEnd
@@ -61,28 +60,19 @@ def wall_states(
 
 
 def asserted(claim: PlayerAtWallEnd) -> WallFacts:
-    """The facts a line asserts of one player (no tiles shown): one shared value of each."""
+    """The facts a line asserts of one player (no tiles shown)."""
     if claim.flower_pig:
-        return _FLOWER_PIG
+        return _facts(True, False, 0)
     if claim.ready:
         assert claim.best_fan is not None
-        return _ready(claim.best_fan)
-    return _NOT_READY
-
-
-# Asserted facts are values: one of each, shared by every wall that asserts it.
-_FLOWER_PIG: Final = WallFacts(flower_pig=True, ready=False)
-_NOT_READY: Final = WallFacts(flower_pig=False, ready=False)
+        return _facts(False, True, claim.best_fan)
+    return _facts(False, False, 0)
 
 
 @cache
-def _ready(best_fan: int) -> WallFacts:
-    return WallFacts(flower_pig=False, ready=True, best_fan=best_fan)
-
-
-@cache
-def _derived(flower_pig: bool, ready: bool, best_fan: int) -> WallFacts:
-    """The facts derived of one player: values too, one of each, shared by every wall."""
+def _facts(flower_pig: bool, ready: bool, best_fan: int) -> WallFacts:
+    """One player's facts at the wall, asserted or derived: values, one of each, shared by
+    every wall that has them."""
     return WallFacts(flower_pig, ready, best_fan)
 
 
@@ -111,7 +101,7 @@ def derive_wall(
             status = evaluate_sichuan_wall(concealed, melds, void_suit=suit, rules=rules)
         except TileError as exc:
             raise TileError(f"remaining player {player!r}: {exc}") from None
-        facts[player] = _derived(status.flower_pig, status.ready, status.best_fan or 0)
+        facts[player] = _facts(status.flower_pig, status.ready, status.best_fan or 0)
     if shown:
         check_no_fifth_copy(shown)
     return facts
