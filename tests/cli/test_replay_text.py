@@ -182,3 +182,20 @@ def test_a_long_log_through_the_spool_and_its_file() -> None:
         result = CliRunner().invoke(main, ["replay", "-"], input=data, env={"COLUMNS": "80"})
     assert result.exit_code == 0
     assert result.stdout == expected
+
+
+def test_a_plain_rich_console_shows_the_logs_names_in_payments_as_text() -> None:
+    """On a console that reads markup (not mjledger's own), a payer or payee named like
+    markup is printed as written, not read as a style (the payments' rows made inert)."""
+    names = ["[bold]ana", "bo[/]", "cy", "di"]
+    lines = [
+        {"type": "match_started", "ruleset": "sichuan", "players": names},
+        {"type": "hand_started"},
+        {"type": "won_on_discard", "player": names[0], "from": names[1], "fan": 2},
+        {"type": "wall_exhausted", "remaining": {n: {"ready": False} for n in names[1:]}},
+    ]
+    result = replay_events(iter_log([jsonl(*lines).encode()]))
+    console = Console(file=io.StringIO(), width=30, color_system=None)  # rich lays it out
+    render_replay(result, console)
+    payments = console.file.getvalue().split("┡")[1].split("net:")[0]  # the rows
+    assert "[b" in payments  # "[bold]ana" as written, cut to the narrow column (not "ana")

@@ -270,7 +270,7 @@ def balances_text(balances: Mapping[str, int], bust: Collection[str]) -> str:
     )
 
 
-def filled(table: Table, rows: Iterable[Sequence[str]]) -> Table:
+def filled(table: Table, rows: Iterable[Sequence[str | Text]]) -> Table:
     """``table`` with ``rows`` added."""
     for row in rows:
         table.add_row(*row)
@@ -315,7 +315,8 @@ def render_payments(
     if isinstance(console, TerminalConsole):
         console.print_rows(payments_table, rows)
     else:
-        console.print(filled(payments_table(), rows))
+        # Any other console may read markup: every cell from the log made inert here.
+        console.print(filled(payments_table(), ([inert(c) for c in row] for row in rows)))
     net = settled_net(hand)
     line = Text("net: ")
     for i, p in enumerate(players):
