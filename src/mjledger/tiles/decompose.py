@@ -153,37 +153,48 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
     """
     held = tuple(counts)  # slices of a tuple are the keys themselves, with no copy between
     m, p, s, z, plans = WAIT_TABLES.whole or WAIT_TABLES.for_keys(held)
-    a = m.get(held[0:9])
-    b = p.get(held[9:18])
-    c = s.get(held[18:27])
-    d = z.get(held[27:34])
-    result = 0
-    if a is None or b is None or c is None or d is None:
-        if melds == 0 and shapes.seven_pairs and held.count(0) >= 27:
+    # A suit whose counts the table does not hold takes part in no wait of four sets and a
+    # pair: most hands asked about are not ready, and are turned away at their first such
+    # suit, before the other suits are looked up.
+    if (
+        (a := m.get(held[0:9])) is None
+        or (b := p.get(held[9:18])) is None
+        or (c := s.get(held[18:27])) is None
+        or (d := z.get(held[27:34])) is None
+    ):
+        if melds:
+            return 0
+        # Seven pairs: 13 tiles in at most seven distinct slots (one count of the empty
+        # slots, the cheapest count, turns away almost every other hand); thirteen orphans.
+        result = 0
+        if shapes.seven_pairs and held.count(0) >= 27:
             result = _seven_pairs_waits(counts, shapes.quad_as_two_pairs)
-    else:
-        infos = (a, b, c, d)
-        first, second, odd_suit = plans[a[0] | b[0] << 4 | c[0] << 8 | d[0] << 12]
-        if first >= 0:
-            x = infos[first]
-            if second < 0:
-                result = x[3] << 9 * first
-            else:
-                # Either suit a tile short of sets takes the tile while the other holds the pair.
-                y = infos[second]
-                if y[1]:
-                    result = x[2] << 9 * first
-                if x[1]:
-                    result |= y[2] << 9 * second
-        # Seven pairs: thirteen tiles with exactly one rank held an odd number of times are
-        # that tile and six pairs' worth (a three is a pair and the odd tile, a quad two pairs).
-        if (
-            odd_suit >= 0
-            and melds == 0
-            and shapes.seven_pairs
-            and (shapes.quad_as_two_pairs or not (a[5] or b[5] or c[5] or d[5]))
-        ):
-            result |= infos[odd_suit][4] << 9 * odd_suit
+        if shapes.thirteen_orphans:
+            result |= _orphans_waits(counts)
+        return result
+    infos = (a, b, c, d)
+    first, second, odd_suit = plans[a[0] | b[0] << 4 | c[0] << 8 | d[0] << 12]
+    result = 0
+    if first >= 0:
+        x = infos[first]
+        if second < 0:
+            result = x[3] << 9 * first
+        else:
+            # Either suit a tile short of sets takes the tile while the other holds the pair.
+            y = infos[second]
+            if y[1]:
+                result = x[2] << 9 * first
+            if x[1]:
+                result |= y[2] << 9 * second
+    # Seven pairs: thirteen tiles with exactly one rank held an odd number of times are
+    # that tile and six pairs' worth (a three is a pair and the odd tile, a quad two pairs).
+    if (
+        odd_suit >= 0
+        and melds == 0
+        and shapes.seven_pairs
+        and (shapes.quad_as_two_pairs or not (a[5] or b[5] or c[5] or d[5]))
+    ):
+        result |= infos[odd_suit][4] << 9 * odd_suit
     if melds == 0 and shapes.thirteen_orphans:
         result |= _orphans_waits(counts)
     return result
@@ -191,9 +202,8 @@ def waits_from_counts(counts: Sequence[int], melds: int = 0, shapes: Shapes = SI
 
 def _seven_pairs_waits(counts: Sequence[int], quads: bool) -> int:
     """Six pairs and one odd tile wait on that tile: 13 tiles in at most seven distinct
-    slots assumed, as the caller checks (one count of the empty slots, the cheapest count,
-    turns away almost every other hand before this is called). Exactly one rank may be held
-    an odd number of times (a three is a pair and the odd tile)."""
+    slots assumed, as the caller checks. Exactly one rank may be held an odd number of
+    times (a three is a pair and the odd tile)."""
     singles = counts.count(1)
     threes = counts.count(3)
     if singles + threes != 1:
