@@ -47,6 +47,13 @@ def run(prog: str | None = None) -> None:
         from mjledger._gc import command_imported, one_command_process
 
         one_command_process()
+        from mjledger._codecache import install
+
+        install()  # attrs' and mjledger's generated code compiled once, kept between runs
+        from mjledger._replay_json import run as replay_json_run
+
+        if replay_json_run(sys.argv[1:]):  # ``replay --json LOG`` without click
+            return
         from mjledger.cli.main import main
 
         command_imported()
