@@ -6,7 +6,8 @@ way. In a one-command process that was a quarter of a short command's instructio
 140 M of ``replay --json`` of a Hong Kong match's 550 M), spent on the same sources every
 run. Python keeps a module's bytecode in ``__pycache__``; attrs has no such cache. This one
 keeps the code objects compiled from each source in the user's cache directory
-(``$XDG_CACHE_HOME/mjledger``, else ``~/.cache/mjledger``), read in one ``marshal.loads``.
+(``$XDG_CACHE_HOME/mjledger``, else ``~/.cache/mjledger``), a file per command, read in one
+``marshal.loads`` (each entry's code only when its source comes).
 
 Why a kept code object is the one ``compile`` would make now: an entry is found only by the
 whole source, the file name it is compiled under and the compiler flags (the future
@@ -14,11 +15,11 @@ statements of the module that compiles it, which ``compile`` would inherit); the
 only if the interpreter's bytecode magic number wrote it; anything unreadable is ignored and
 compiled as before. One thing in attrs' sources changes from one process to the next: the
 salt a class's ``__hash__`` mixes in, ``hash()`` of a name (so it follows ``PYTHONHASHSEED``).
-It is taken out of the key (but for its sign and number of digits, which the code's column
-positions follow) and put back into the kept code's constants; an entry is kept only if that
-swap was shown, when it was compiled, to give exactly what compiling the source with another
-salt of that sign and length gives (:meth:`CodeCache.compile`). Most salts have 19 digits, so
-after a few runs nearly every start-up finds all it needs.
+It is taken out of the key (but for its length, which the code's column positions follow)
+and put back into the kept code's constants; an entry is kept only if that swap was shown,
+when it was compiled, to give exactly what compiling the source with other salts of that
+length (of either sign) gives (:meth:`CodeCache.compile`). Nearly all salts are 18 to 20
+characters long, so after a few runs nearly every start-up finds all it needs.
 
 Only the console script installs it (:func:`install`, from ``mjledger._console``); the
 library, the tests and the service compile as attrs does. Where attrs has no
@@ -62,10 +63,13 @@ def magic() -> bytes:
     return number
 
 
-def cache_file() -> str:
-    """The kept code's file in the user's cache directory, named after the interpreter."""
+def cache_file(command: str = "") -> str:
+    """The kept code's file in the user's cache directory, named after the interpreter and
+    the command (``replay``: a file per command, so a start-up reads only the code its command
+    makes, not every other command's too)."""
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "mjledger", f"code-{sys.implementation.cache_tag}.bin")
+    name = f"code-{sys.implementation.cache_tag}{'-' if command else ''}{command}.bin"
+    return os.path.join(root, "mjledger", name)
 
 
 def future_flags(code: types.CodeType) -> int:
@@ -167,9 +171,8 @@ def salt_span(source: str) -> tuple[int, int] | None:
 
 def _without_salt(source: str, found: tuple[int, int]) -> str:
     """The key's source: the salt's literal replaced by a mark (a NUL is never in a source)
-    of its sign and length, for the code's positions (columns) depend on them."""
-    literal = source[found[0] : found[1]]
-    return f"{source[: found[0]]}\0salt {literal[0] == '-'} {len(literal)}\0{source[found[1] :]}"
+    of its length, for the code's positions (columns) depend on it."""
+    return f"{source[: found[0]]}\0salt {found[1] - found[0]}\0{source[found[1] :]}"
 
 
 def _with_salt(source: str, found: tuple[int, int], salt: int) -> str:
@@ -195,13 +198,24 @@ def _salted(code: types.CodeType, old: int, new: int) -> types.CodeType:
 def _swap_holds(
     source: str, found: tuple[int, int], filename: str, flags: int, code: types.CodeType
 ) -> bool:
-    """Whether putting another salt into ``code``'s constants gives what compiling the source
-    with that salt gives (so a kept entry can serve any salt)."""
+    """Whether putting another salt of the same length into ``code``'s constants gives what
+    compiling the source with that salt gives, for one of the same sign and one of the other
+    (so a kept entry can serve any salt its key admits)."""
     literal = source[found[0] : found[1]]
     salt = int(literal)
-    other = int(literal[:-1] + str((int(literal[-1]) + 1) % 10))  # of the same sign and length
-    compiled = compile(_with_salt(source, found, other), filename, "exec", flags, dont_inherit=True)
-    return _same(_salted(code, salt, other), compiled)
+    others = [int(literal[:-1] + str((int(literal[-1]) + 1) % 10))]
+    if literal.startswith("-"):
+        others.append(int("1" + literal[1:]))
+    elif len(literal) > 1:
+        others.append(-int("1" * (len(literal) - 1)))
+    for other in others:
+        assert len(str(other)) == len(literal)
+        compiled = compile(
+            _with_salt(source, found, other), filename, "exec", flags, dont_inherit=True
+        )
+        if not _same(_salted(code, salt, other), compiled):
+            return False
+    return True
 
 
 def _same(a: types.CodeType, b: types.CodeType) -> bool:
@@ -225,13 +239,14 @@ def installed() -> CodeCache | None:
     return _installed[0] if _installed else None
 
 
-def install(path: str | None = None) -> CodeCache | None:
+def install(path: str | None = None, command: str = "") -> CodeCache | None:
     """Compile attrs' and mjledger's generated code through a cache kept at ``path`` (default
-    :func:`cache_file`) for the rest of the process, saved as the process ends; None (and
-    nothing changed) where attrs does not compile through ``_make._compile_and_eval``."""
+    :func:`cache_file` of ``command``) for the rest of the process, saved as the process
+    ends; None (and nothing changed) where attrs does not compile through
+    ``_make._compile_and_eval``."""
     if _installed:
         return _installed[0]
-    cache = CodeCache(cache_file() if path is None else path)
+    cache = CodeCache(cache_file(command) if path is None else path)
     if "attr" not in sys.modules:
         _import_attrs(cache)
     from attr import _make

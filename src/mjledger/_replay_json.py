@@ -42,9 +42,10 @@ def run(args: Sequence[str]) -> bool:
     log = _opened(name)
     if log is None:
         return False
+    # What the command runs, imported while the collector is paused for the start-up
+    # (mjledger._gc); then the collector is back on for the command.
     import mjledger.fold.stream
-    import mjledger.log.reader  # noqa: F401 - what the command runs, imported while the
-    # collector is paused for the start-up (mjledger._gc)
+    import mjledger.log.reader  # noqa: F401
 
     command_imported()
     try:

@@ -58,11 +58,13 @@ def resalted(source: str, salt: int) -> str:
 
 
 def same_shape(salt: int, draw: int) -> int:
-    """Another salt of ``salt``'s sign and number of digits, from ``draw``."""
-    digits = len(str(abs(salt)))
+    """Another salt as long as ``salt`` is written (of either sign), from ``draw``."""
+    length = len(str(salt))
+    negative = draw % 2 == 1 and length > 1
+    digits = length - 1 if negative else length
     low = 10 ** (digits - 1) if digits > 1 else 0
-    magnitude = low + draw % (10**digits - low)
-    return -magnitude if salt < 0 else magnitude
+    magnitude = low + (draw // 2) % (10**digits - low)
+    return -magnitude if negative else magnitude
 
 
 @settings(max_examples=40, deadline=None)
@@ -223,7 +225,8 @@ def test_the_console_script_keeps_its_code_and_answers_the_same(seed: str, tmp_p
         for _ in range(2)
     ]
     assert outputs[0] == outputs[1]
-    assert (tmp_path / "cache" / "mjledger" / f"code-{sys.implementation.cache_tag}.bin").exists()
+    kept = tmp_path / "cache" / "mjledger" / f"code-{sys.implementation.cache_tag}-replay.bin"
+    assert kept.exists()  # a file of the command's own
     plain = subprocess.run(
         [
             sys.executable,
@@ -250,3 +253,15 @@ def test_the_future_statements_keep_entries_apart() -> None:
     for flags in (__future__.annotations.compiler_flag, 0, __future__.annotations.compiler_flag):
         code = cache.compile(source, filename, flags)
         assert _codecache._same(code, compile(source, filename, "exec", flags, dont_inherit=True))
+
+
+def test_a_word_that_names_no_command_names_no_file(tmp_path: Path) -> None:
+    """Only a command of the table names a cache file: any other word of the command line
+    (a path, say) is never made part of a file name."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-m", "mjledger", "../../escaped", "--json"], capture_output=True, env=env
+    )
+    assert out.returncode == 2  # click: no such command
+    made = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert made in ([], [f"cache/mjledger/code-{sys.implementation.cache_tag}.bin"])
