@@ -6,6 +6,7 @@ there ``mjledger.i18n`` compiles a ``.po`` in memory when its ``.mo`` is missing
 the wait tables are built on first use and kept in the user's cache (``tiles/prebuilt.py``).
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -40,7 +41,7 @@ class BuildPyWithCatalogs(build_py):
             from mjledger.tiles import prebuilt, tables
         finally:
             sys.path.remove("src")
-        target = Path(self.build_lib, "mjledger", "tiles", prebuilt.PACKAGED.name)
+        target = Path(self.build_lib, "mjledger", "tiles", os.path.basename(prebuilt.PACKAGED))
         if not prebuilt.save(tables.plain_tables(*tables.built()), target):
             raise OSError(f"cannot write {target}")
 

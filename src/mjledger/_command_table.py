@@ -31,6 +31,8 @@ class Entry:
         return f"Entry({self.where!r}, {self.short_help!r})"
 
 
+# The environment variable that asks for an internal error's traceback, as ``--debug`` does.
+DEBUG_ENV: Final = "MJLEDGER_DEBUG"
 # The group's own help (its docstring, as click shows it).
 GROUP_HELP: Final = (
     "mjledger: an event-sourced ledger for mahjong sessions (Hong Kong and Sichuan)."

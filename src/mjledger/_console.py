@@ -47,6 +47,17 @@ def run(prog: str | None = None) -> None:
         from mjledger._gc import command_imported, one_command_process
 
         one_command_process()
+        from mjledger._codecache import install
+
+        args = sys.argv[1:]
+        # attrs' and mjledger's generated code compiled once, kept between runs: a file for
+        # each of the table's commands (a name from the command line only if it is one)
+        named = next((a for a in args if not a.startswith("-")), "")
+        install(command=named if named in COMMANDS else "")
+        from mjledger._replay_json import run as replay_json_run
+
+        if replay_json_run(args):  # ``replay --json LOG`` without click
+            return
         from mjledger.cli.main import main
 
         command_imported()

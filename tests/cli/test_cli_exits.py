@@ -25,6 +25,7 @@ from tests.store_logs import sichuan_match
 
 SEED = CONTRACT / "hongkong-three-hands.jsonl"
 CLI_MODULE = importlib.import_module("mjledger.cli.main")  # `mjledger.cli.main` is the command
+SPOOL_MODULE = importlib.import_module("mjledger._replay_json")  # where the output is spooled
 
 
 def python_m(*args: str) -> list[str]:
@@ -135,7 +136,7 @@ def test_replay_json_with_a_full_temporary_directory_is_refused_naming_it(
 ) -> None:
     monkeypatch.setattr(tempfile, "TemporaryFile", FullDisk)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(CLI_MODULE, "SPOOL_IN_MEMORY", 100)  # the output goes to a file
+    monkeypatch.setattr(SPOOL_MODULE, "SPOOL_IN_MEMORY", 100)  # the output goes to a file
     result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])
     assert result.exit_code == 2, result.stderr
     # No partial replay on stdout: only the refusal as data (http-api.md, "The same codes in
@@ -156,7 +157,7 @@ def test_replay_json_is_the_same_held_in_memory_or_in_a_temporary_file(
     does not matter then), beyond it in a temporary file: the same bytes either way."""
     expected = CliRunner().invoke(main, ["replay", "--json", str(SEED)]).stdout
     assert len(expected) > 100
-    monkeypatch.setattr(CLI_MODULE, "SPOOL_IN_MEMORY", held)
+    monkeypatch.setattr(SPOOL_MODULE, "SPOOL_IN_MEMORY", held)
     if held > len(expected):
         monkeypatch.setattr(tempfile, "TemporaryFile", FullDisk)
     result = CliRunner().invoke(main, ["replay", "--json", str(SEED)])

@@ -37,6 +37,7 @@ pytestmark = pytest.mark.cli
 
 # The module (the package's ``main`` is the command group).
 cli_main = importlib.import_module("mjledger.cli.main")
+spooling = importlib.import_module("mjledger._replay_json")  # where output is spooled
 
 widths = st.one_of(st.just(80), st.integers(30, 140))
 
@@ -178,7 +179,7 @@ def test_a_long_log_through_the_spool_and_its_file() -> None:
     data = "\n".join(simulated_lines("sichuan", {}, 5, 120)).encode()
     expected = before(data, 80)
     assert isinstance(expected, str)
-    with mock.patch.object(cli_main, "SPOOL_IN_MEMORY", 1000):
+    with mock.patch.object(spooling, "SPOOL_IN_MEMORY", 1000):
         result = CliRunner().invoke(main, ["replay", "-"], input=data, env={"COLUMNS": "80"})
     assert result.exit_code == 0
     assert result.stdout == expected

@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._codegen",
         "mjledger._command_table",
         "mjledger._streams",
+        "mjledger._codecache",
     ),
     ("mjledger.tiles",),
     # The log's values: what a line says, in Python (no rule set is known here).
@@ -37,7 +38,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("mjledger.fold", "mjledger.sim"),
     ("mjledger.store",),
     ("mjledger.explain",),
-    ("mjledger.cli", "mjledger.http", "mjledger._console"),
+    (
+        "mjledger.cli",
+        "mjledger.http",
+        "mjledger._console",
+        "mjledger._replay_json",
+        "mjledger._spool",
+    ),
 ]
 # The top-level package and the modules kept at their documented 0.1 paths re-export others.
 FACADES = {
@@ -236,6 +243,8 @@ def test_help_imports_no_commands_module() -> None:
         "mjledger",
         "mjledger._command_table",
         "mjledger._gc",
+        "mjledger._replay_json",
+        "mjledger._spool",
         "mjledger._streams",
         "mjledger._text",
         "mjledger.cli",
@@ -243,7 +252,6 @@ def test_help_imports_no_commands_module() -> None:
         "mjledger.cli.exits",
         "mjledger.cli.main",
         "mjledger.cli.shell",
-        "mjledger.cli.spool",
         "mjledger.errors",
     ]
 
@@ -263,3 +271,59 @@ def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins(example: str) 
         *("eventsourcing", "rich", "litestar", "cattrs", "tempfile", "importlib.metadata"),
     )
     assert _loaded_by(["replay", "--json", str(log)], unwanted) == []
+
+
+def _loaded_by_console(args: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules among ``prefixes`` that the console script (``python -m mjledger ARGS``,
+    as a user runs it) loads, output discarded."""
+    code = (
+        "import atexit, sys\n"
+        "wanted = tuple(sys.argv[1].split(','))\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith(wanted))\n"
+        "atexit.register(lambda: print(loaded(), file=sys.stderr))\n"
+        "sys.argv = ['mjledger', *sys.argv[2:]]\n"
+        "from mjledger._console import run\n"
+        "run('python -m mjledger')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, ",".join(prefixes), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    return ast.literal_eval(out.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("ruleset", ["sichuan", "hongkong"])
+@pytest.mark.parametrize("order", ["json first", "log first"])
+def test_replay_json_of_the_console_script_loads_no_click(
+    ruleset: str, order: str, tmp_path: Path
+) -> None:
+    """``mjledger replay --json LOG`` (either order) of a simulated log with tiles runs
+    without click (mjledger/_replay_json), and the wait tables are found without OpenSSL's
+    hashlib, tempfile or pathlib (tiles/prebuilt); nor any other command's module, the
+    store or rich."""
+    from mjledger.sim.run import simulate
+
+    (match,) = simulate(ruleset, hands=3, seed=1)
+    log = tmp_path / "tiles.jsonl"
+    log.write_text(match.text(), encoding="utf-8")
+    assert '"tiles"' in match.text()
+    args = (
+        ["replay", "--json", str(log)] if order == "json first" else ["replay", str(log), "--json"]
+    )
+    unwanted = (
+        *("click", "hashlib", "_hashlib", "tempfile", "pathlib", "importlib.metadata"),
+        *("mjledger.cli", "mjledger.store", "mjledger.explain", "mjledger.sim"),
+        *("eventsourcing", "rich", "cattrs"),
+    )
+    loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt"))
+    assert loaded == ["mjledger.tiles.prebuilt"]  # the tables read, and nothing unwanted
+
+
+def test_the_console_script_takes_anything_else_to_click() -> None:
+    """The guard of the test above can fail: any other command line (here ``replay`` of
+    text) still goes through click."""
+    log = str(Path(__file__).resolve().parents[2] / "examples" / "hongkong-match.jsonl")
+    assert "click" in _loaded_by_console(["replay", log], ("click",))

@@ -36,9 +36,20 @@ def test_tables_written_and_read_back_equal_the_builders(built: object, tmp_path
 def test_the_cache_directory_is_the_users(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     name = f"wait_tables-{prebuilt.digest()[:16].decode()}.bin"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert prebuilt.cache_file() == tmp_path / "mjledger" / name
+    assert prebuilt.cache_file() == str(tmp_path / "mjledger" / name)
     monkeypatch.delenv("XDG_CACHE_HOME")
-    assert prebuilt.cache_file() == Path.home() / ".cache" / "mjledger" / name
+    assert prebuilt.cache_file() == str(Path.home() / ".cache" / "mjledger" / name)
+
+
+def test_the_digest_is_hashlibs_sha256_of_the_builder() -> None:
+    """Python's own SHA-256 (read without loading OpenSSL) names the same builder hashlib's
+    does: a file written before is still found, and one of another builder still refused."""
+    import hashlib
+    import marshal
+
+    source = (Path(prebuilt.__file__).parent / "tables.py").read_bytes()
+    expected = hashlib.sha256(source + b"marshal %d" % marshal.version).hexdigest().encode()
+    assert prebuilt.digest() == expected
 
 
 def test_a_file_from_another_builder_or_cut_short_is_ignored(built: object) -> None:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mjledger._replay_json import phases
 from mjledger._text import plural
 from mjledger.cli.commands import command
 from mjledger.cli.exits import EXIT_FINDINGS, json_option
-from mjledger.cli.main import phases
 from mjledger.cli.shell import key_option, print_json, refusals, store_option
 
 # The store and rich are imported when a command runs (not on every start-up).

@@ -68,7 +68,7 @@ def explain_one_hand(path: str, hand: int) -> HandExplanation:
     """Hand ``hand`` of a log: the whole log checked first, read a block at a time as
     ``replay --json`` reads it (all or nothing, the same error), then read again only as far
     as that hand's end, keeping that hand alone (standard input is spooled to be read twice)."""
-    from mjledger.cli.spool import seekable
+    from mjledger._spool import seekable
     from mjledger.explain.steps import explain_numbered_hand
     from mjledger.fold.stream import replay_json_parts
     from mjledger.log.reader import iter_log_file

@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import click
 
+from mjledger._command_table import DEBUG_ENV as DEBUG_ENV
 from mjledger._streams import silence_stdout
 from mjledger._text import one_line
 from mjledger.cli.commands import LazyGroup
@@ -33,7 +34,6 @@ EXIT_REFUSED: Final = 2
 EXIT_SOFTWARE: Final = 70
 EXIT_INTERRUPTED: Final = 130
 EXIT_BROKEN_PIPE: Final = 141
-DEBUG_ENV: Final = "MJLEDGER_DEBUG"
 REPORT_URL: Final = "https://github.com/mjledger/mjledger/issues"
 
 
@@ -64,21 +64,50 @@ def refusal_json(exc: MjledgerError, message: str) -> str:
     return json.dumps(document, ensure_ascii=False)
 
 
-def refuse(exc: MjledgerError) -> None:
+def refuse(exc: MjledgerError, as_json: bool | None = None) -> NoReturn:
     """One line on standard error and status 2: what every refusal looks like (a store URL's
-    password never shown); with ``--json``, the refusal's code and place on standard output."""
+    password never shown); with ``--json`` (``as_json``, else the command's flag as click
+    read it), the refusal's code and place on standard output."""
     from mjledger.store.location import redact  # the store's module: not on every start-up
 
     message = one_line(redact(str(exc)), 290)
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None and ctx.meta.get(_JSON_META):
+    if as_json is None:
+        ctx = click.get_current_context(silent=True)
+        as_json = ctx is not None and bool(ctx.meta.get(_JSON_META))
+    if as_json:
         click.echo(refusal_json(exc, message))
     click.echo(f"mjledger: {message}", err=True)
     sys.exit(EXIT_REFUSED)
 
 
-def _debug(ctx: click.Context) -> bool:
-    return bool(ctx.params.get("debug")) or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+def ended(exc: BaseException, debug: bool) -> NoReturn:
+    """How a command that raised ``exc`` ends: the status that means it, and what is said
+    (``debug``: ``--debug`` given; the environment's :data:`DEBUG_ENV` counts too); anything
+    that is not an error of the command's (``SystemExit``) raised on."""
+    if isinstance(exc, KeyboardInterrupt):
+        click.echo("\nmjledger: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    if isinstance(exc, BrokenPipeError):
+        silence_stdout()
+        sys.exit(EXIT_BROKEN_PIPE)
+    if isinstance(exc, MjledgerError):
+        refuse(exc)
+    if not isinstance(exc, Exception):
+        raise exc
+    if debug or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(exc)
+    else:
+        from mjledger.store.location import redact
+
+        problem = one_line(redact(f"{type(exc).__name__}: {exc}"), 120)
+        click.echo(
+            f"mjledger: internal error ({problem}); this is a bug, please report it "
+            f"at {REPORT_URL} (run with --debug for the traceback)",
+            err=True,
+        )
+    sys.exit(EXIT_SOFTWARE)
 
 
 class MjledgerGroup(LazyGroup):
@@ -92,29 +121,8 @@ class MjledgerGroup(LazyGroup):
             return result
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
-        except KeyboardInterrupt:
-            click.echo("\nmjledger: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        except BrokenPipeError:
-            silence_stdout()
-            sys.exit(EXIT_BROKEN_PIPE)
-        except MjledgerError as exc:
-            refuse(exc)
-        except Exception as exc:
-            if _debug(ctx):
-                import traceback
-
-                traceback.print_exc()
-            else:
-                from mjledger.store.location import redact
-
-                problem = one_line(redact(f"{type(exc).__name__}: {exc}"), 120)
-                click.echo(
-                    f"mjledger: internal error ({problem}); this is a bug, please report it "
-                    f"at {REPORT_URL} (run with --debug for the traceback)",
-                    err=True,
-                )
-            sys.exit(EXIT_SOFTWARE)
+        except (KeyboardInterrupt, Exception) as exc:
+            ended(exc, bool(ctx.params.get("debug")))
 
     def main(
         self,

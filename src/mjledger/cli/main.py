@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, BinaryIO, Final
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 import click
 
 from mjledger._command_table import GROUP_HELP, HELP_OPTION_NAMES, OPTIONS
 from mjledger._gc import command_paused, gc_paused
+from mjledger._replay_json import events_of, phases, replay_json, spooled
+from mjledger._spool import seekable
 from mjledger._text import escaped, plural
 from mjledger.cli.commands import command
 from mjledger.cli.exits import MjledgerGroup, json_option
 from mjledger.cli.shell import key_option, print_json, refusals, store_option
-from mjledger.cli.spool import seekable, temporary_problem, temporary_space
 from mjledger.errors import MjledgerError
 
 # What a command needs is imported when it runs, not here: ``mjledger --help`` and
@@ -28,7 +27,6 @@ from mjledger.errors import MjledgerError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from mjledger.log.events import Event
     from mjledger.store.application import Ledger
 
 
@@ -68,93 +66,31 @@ def main(ctx: click.Context, debug: bool, verify: bool) -> None:
 @refusals
 def replay_command(log: BinaryIO, as_json: bool) -> None:
     """Replay LOG (a JSON Lines hand or match log; '-' for standard input) and settle it."""
-    from mjledger.log.reader import iter_log_file
-
+    if as_json:
+        replay_json(log)
+        return
     with log, command_paused():
         with phases() as step:
-            step("replaying", None, None)  # the log is read as it is folded
-            events = iter_log_file(log)
-            if step is not quiet:  # a progress bar: the line reached, every few events
-                events = counted(events, lambda line: step("replaying", line, None))
-            if as_json:
-                from mjledger.fold.stream import replay_json_parts
+            events = events_of(log, step)
+            from mjledger.cli.render import TerminalConsole
 
-                spool = spooled(replay_json_parts(events))
+            console = TerminalConsole()
+            if console.writes_plain():  # a pipe or a file: the tables as hands settle
+                from mjledger.cli.replay_text import replay_text_parts
+
+                parts = replay_text_parts(events, console)
+                spool = spooled((p.encode("utf-8", "surrogatepass") for p in parts), end=b"")
             else:
-                from mjledger.cli.render import TerminalConsole
+                from mjledger.fold.replay import replay_events
 
-                console = TerminalConsole()
-                if console.writes_plain():  # a pipe or a file: the tables as hands settle
-                    from mjledger.cli.replay_text import replay_text_parts
-
-                    parts = replay_text_parts(events, console)
-                    spool = spooled((p.encode("utf-8", "surrogatepass") for p in parts), end=b"")
-                else:
-                    from mjledger.fold.replay import replay_events
-
-                    result = replay_events(events)
-        if as_json:
-            with spool:
-                copy_out(spool)
-        elif console.writes_plain():
+                result = replay_events(events)
+        if console.writes_plain():
             with spool:
                 copy_text_out(spool)
         else:
             from mjledger.cli.render import render_replay
 
             render_replay(result, console)
-
-
-def counted(
-    events: Iterator[tuple[int, Event]], step: Callable[[int], None], every: int = 2000
-) -> Iterator[tuple[int, Event]]:
-    """``events`` as they are, reporting the line reached every ``every`` events."""
-    for n, (line, event) in enumerate(events, 1):
-        if n % every == 0:
-            step(line)
-        yield line, event
-
-
-# Output held in memory before it goes to a temporary file: a short log's output needs no
-# file (nor the tempfile module at start-up), a long one is never held whole.
-SPOOL_IN_MEMORY: Final = 1 << 22
-
-
-def spooled(parts: Iterable[bytes], end: bytes = b"\n") -> IO[bytes]:
-    """``parts`` held until all of them were made, to be copied to standard output only then:
-    a refused log (an error raised part way) prints nothing, yet the output is never held in
-    memory whole (beyond :data:`SPOOL_IN_MEMORY` bytes it is written to a temporary file)."""
-    spool: IO[bytes] = io.BytesIO()
-    try:
-        for part in parts:  # the parts are made here: only the writes are the spool's
-            if isinstance(spool, io.BytesIO) and spool.tell() + len(part) > SPOOL_IN_MEMORY:
-                spool = to_temporary_file(spool)
-            try:
-                spool.write(part)
-            except OSError as exc:
-                raise temporary_problem(exc) from None
-        with temporary_space():
-            spool.write(end)
-            spool.flush()
-    except BaseException:
-        spool.close()
-        raise
-    spool.seek(0)
-    return spool
-
-
-def to_temporary_file(held: io.BytesIO) -> IO[bytes]:
-    """What ``held`` holds, moved to a temporary file (``held`` closed), to be written on."""
-    import tempfile
-
-    with temporary_space(), held:
-        spool = tempfile.TemporaryFile()  # noqa: SIM115 - the caller copies it out and closes it
-        try:
-            spool.write(held.getvalue())
-        except BaseException:
-            spool.close()
-            raise
-    return spool
 
 
 def write_blocks(data: bytes, block: int = 1 << 16) -> None:
@@ -166,15 +102,6 @@ def write_blocks(data: bytes, block: int = 1 << 16) -> None:
     for start in range(0, len(data), block):
         out.write(data[start : start + block])
         out.flush()
-
-
-def copy_out(spool: IO[bytes], block: int = 1 << 16) -> None:
-    """The spool on standard output, a block at a time (as ``shutil.copyfileobj`` copies)."""
-    sys.stdout.flush()
-    out = sys.stdout.buffer
-    while data := spool.read(block):
-        out.write(data)
-    out.flush()
 
 
 def copy_text_out(spool: IO[bytes], block: int = 1 << 16) -> None:
@@ -199,31 +126,6 @@ def schema_command() -> None:
 
 
 # --- the store ---------------------------------------------------------------------------------
-
-
-def quiet(_label: str, _done: int | None, _total: int | None) -> None:
-    """The progress :func:`phases` shows where standard error is not a terminal: none (a
-    command may then skip counting what it would report)."""
-
-
-@contextmanager
-def phases() -> Iterator[Callable[[str, int | None, int | None], None]]:
-    """A labelled progress bar on standard error (on a terminal only): ``step(label, done,
-    total)`` names the phase under way and how far it is."""
-    if not sys.stderr.isatty():
-        yield quiet
-        return
-    from rich.progress import Progress
-
-    from mjledger.cli.render import TerminalConsole
-
-    with Progress(console=TerminalConsole(stderr=True), transient=True) as bar:
-        task = bar.add_task("", total=None)
-
-        def step(label: str, done: int | None, total: int | None) -> None:
-            bar.update(task, description=label, completed=done or 0, total=total)
-
-        yield step
 
 
 @command("record")

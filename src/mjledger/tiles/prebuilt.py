@@ -13,17 +13,20 @@ checks that what is read back equals what the builder makes.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import mmap
 import os
-import tempfile
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-PACKAGED: Final = Path(__file__).with_name("wait_tables.bin")
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
+# Paths as strings: pathlib (and the urllib.parse it imports) is not needed to find the file,
+# nor tempfile to read it, on the start-up of every command that reads tiles.
+_HERE: Final = os.path.dirname(__file__)
+PACKAGED: Final = os.path.join(_HERE, "wait_tables.bin")
 _MAGIC: Final = b"mjledger wait tables\n"
 
 
@@ -31,16 +34,31 @@ _MAGIC: Final = b"mjledger wait tables\n"
 def digest() -> bytes:
     """What a tables file must have been written from: the builder's source and marshal's
     format version."""
-    source = Path(__file__).with_name("tables.py").read_bytes()
-    return hashlib.sha256(source + b"marshal %d" % marshal.version).hexdigest().encode()
+    with open(os.path.join(_HERE, "tables.py"), "rb") as file:
+        source = file.read()
+    return _sha256(source + b"marshal %d" % marshal.version).hexdigest().encode()
 
 
-def cache_file() -> Path:
+def _sha256(data: bytes) -> _Hash:
+    """``hashlib.sha256(data)``, from Python's own SHA-256 where it is there: ``hashlib``
+    loads OpenSSL (about a sixth of the start-up of a command that reads one tile hand)."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12 on
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:  # a Python built without them: hashlib's, the same digest
+            from hashlib import sha256
+    found: _Hash = sha256(data)
+    return found
+
+
+def cache_file() -> str:
     """The tables' file in the user's cache directory (XDG), named after the builder that
     writes it: installs of different versions side by side each keep their own, instead of
     each rebuilding and overwriting the other's on every run."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root, "mjledger", f"wait_tables-{digest()[:16].decode()}.bin")
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "mjledger", f"wait_tables-{digest()[:16].decode()}.bin")
 
 
 def dumps(parts: Sequence[Any]) -> bytes:
@@ -80,24 +98,26 @@ def load(part: int) -> Any | None:
 
 
 @cache
-def _mapped(path: Path) -> mmap.mmap | None:
+def _mapped(path: str) -> mmap.mmap | None:
     """The file at ``path`` mapped into memory once for the process (None if it cannot be
     read): a process reads a few of its parts, and only the pages they lie on are read."""
     try:
-        with path.open("rb") as file:
+        with open(path, "rb") as file:
             return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # absent, unreadable, or empty (ValueError)
         return None
 
 
-def save(parts: Sequence[Any], path: Path | None = None) -> bool:
+def save(parts: Sequence[Any], path: str | os.PathLike[str] | None = None) -> bool:
     """Keep ``parts`` in ``path`` (default: the user's cache), written whole or not at all
     (a temporary file renamed); False where it cannot be written (the tables then live in
     memory only)."""
-    target = cache_file() if path is None else path
+    import tempfile
+
+    target = cache_file() if path is None else os.fspath(path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as out:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=os.path.dirname(target), delete=False) as out:
             out.write(dumps(parts))
         os.replace(out.name, target)
     except OSError:
