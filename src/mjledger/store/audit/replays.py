@@ -258,8 +258,8 @@ class MatchAudit:
         first = hand[0]
         if type(first.event) is not HandStarted or first.version != 1:
             return None
-        if state.wind_index != 0 or state.stakes is not None or state.over:
-            return None  # a rotation only a (tampered) closing gives: the general fold's
+        if state.wind_index != 0:
+            return None  # a round wind only a (tampered) closing gives: the general fold's
         for row in hand:
             if row.event is None:
                 return None
