@@ -9,11 +9,12 @@ from typing import Any, Final
 
 from mjledger.fold.hand import HandState
 from mjledger.fold.match import MatchState
+from mjledger.rules.protocol import QuickHand
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.audit.chains import Row
 from mjledger.store.audit.run import Run
 from mjledger.store.events import HandClosed
-from mjledger.store.hand_forms import closing_of, stand_alone_start
+from mjledger.store.hand_forms import closing_of, quick_table_closing, stand_alone_start
 from mjledger.store.integrity import META_KEYS
 from mjledger.store.records import stored_form
 
@@ -68,7 +69,7 @@ def check_context(run: Run, first: Row, expected: dict[str, Any], where: dict[st
 def check_closing(
     run: Run,
     closing: Row,
-    replayed: HandState | None,
+    replayed: HandState | QuickHand | None,
     state: MatchState,
     hand: list[Row],
     match_id: str | None,
@@ -77,7 +78,8 @@ def check_closing(
     end: int,
 ) -> None:
     """The hand_closed row: its fingerprint of the hand's stream, and (the hand replayed) its
-    result as the replay closes the hand."""
+    result as the replay closes the hand (a quick fold's hand: as recording stores its
+    closing, :func:`~mjledger.store.hand_forms.quick_table_closing`)."""
     where = {
         "match": match_id,
         "hand": number,
@@ -89,7 +91,9 @@ def check_closing(
     _check_fingerprint(run, found, hand, number, where)
     if replayed is None:
         return
-    if not replayed.ended:
+    if isinstance(replayed, QuickHand):
+        expected = quick_table_closing(replayed, 0)
+    elif not replayed.ended:
         run.find(
             "replay_differs",
             f"hand_closed for hand {number}, which replays as unfinished",
@@ -98,7 +102,8 @@ def check_closing(
             **where,
         )
         return
-    expected = stored_form(closing_of(replayed, state, 0, ""))
+    else:
+        expected = stored_form(closing_of(replayed, state, 0, ""))
     wrong = [
         f for f in {*expected, *found} if f not in _HAND_FIELDS and expected.get(f) != found.get(f)
     ]

@@ -6,6 +6,15 @@ context and rotation as the match gives them; its ``hand_closed`` equal to the r
 read-model rows (:mod:`mjledger.store.audit.views`) and signatures as it goes; the match's
 corrections after its last hand. A hand that cannot be replayed leaves the rotation to its
 ``hand_closed``, and with neither the rotation is lost for the hands after it.
+
+A hand is replayed by its rule set's quick fold where the match's table has one
+(:func:`mjledger.fold.stream.quick_hands_of`, as recording and ``replay --json`` settle it) and
+the fold decides the hand: opened by the match fold's own rule, every row read, the hand
+ended at its stream's last row, zero-sum. Anything else — an undecided hand, a row after the
+hand's end, a row that does not read, a rotation a tampered closing gave — is replayed by the
+general fold, which words every ``replay_refused`` and ``not_zero_sum``; the closing and the
+read-model rows are compared with the quick fold's hand in the stored forms recording writes
+of it (:func:`mjledger.store.hand_forms.quick_table_closing`).
 """
 
 from __future__ import annotations
@@ -16,10 +25,20 @@ from typing import Any
 
 import attrs
 
+from mjledger._replace import replacer
 from mjledger.errors import RuleError, StoreError
 from mjledger.fold.hand import HandState
-from mjledger.fold.match import MatchFold, MatchState, evolve, open_hand, start
+from mjledger.fold.match import (
+    MatchFold,
+    MatchState,
+    evolve,
+    open_hand,
+    start,
+    streak_after,
+)
+from mjledger.fold.stream import quick_hands_of
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
+from mjledger.rules.protocol import QuickHand, QuickHands, Undecided
 from mjledger.store.audit.chains import Row, read_chain
 from mjledger.store.audit.closings import TableContext, check_closing, check_context
 from mjledger.store.audit.corrections import Corrections
@@ -70,6 +89,7 @@ class MatchAudit:
         self.view = MatchView(run, match_id, self.fixes)
         self.table = TableContext()
         self.state = start(started, 1)
+        self.quick: QuickHands | None = quick_hands_of(self.state) if QUICK else None
         self.previous = first.digest
         self.fixes.anchor(self.previous)
         self.line = 1  # the export line of the last event so far
@@ -162,7 +182,7 @@ class MatchAudit:
     def _hand(self, hand: list[Row], closing: Row | None, closed: HandClosed | None) -> None:
         run, number = self.run, self.number
         run.summary.hands += 1
-        replayed: HandState | None = None
+        replayed: HandState | QuickHand | None = None
         if self.unfinished:
             run.find(
                 "hand_extra",
@@ -175,14 +195,15 @@ class MatchAudit:
             )
             self.lost = True
         elif not self.lost:
-            self.state, replayed = self._replay(hand)
+            quick = self._quick(hand) if self.quick is not None else None
+            self.state, replayed = self._replay(hand) if quick is None else quick
         end = self.line + len(hand)
         if closing is not None:
             check_signature(run, closing, self.match, number, self.stream, end)
             check_closing(
                 run, closing, replayed, self.state, hand, self.match, number, self.stream, end
             )
-        elif replayed is not None and replayed.ended:
+        elif replayed is not None and ended(replayed):
             run.find(
                 "closing_missing",
                 f"hand {number} ended at line {end} but the match has no hand_closed for it",
@@ -198,7 +219,11 @@ class MatchAudit:
             self.fixes.anchor(self.previous)
 
     def _go_on(
-        self, replayed: HandState | None, closing: Row | None, closed: HandClosed | None, end: int
+        self,
+        replayed: HandState | QuickHand | None,
+        closing: Row | None,
+        closed: HandClosed | None,
+        end: int,
     ) -> None:
         """The rotation after the hand: the replay's, else its hand_closed's, else lost."""
         if replayed is None:
@@ -208,6 +233,11 @@ class MatchAudit:
                 self.lost = True
             self.view.skip(self.number)
             return
+        if isinstance(replayed, QuickHand):  # ended, settled: the next hand goes on from it
+            self.view.compare_quick(self.number, self.state.ruleset, replayed, end)
+            self.unfinished = False
+            return
+        assert isinstance(replayed, HandState)
         self.view.compare_hand(self.number, replayed, end)
         if not replayed.ended and closing is not None:
             # Closed in the store, unfinished by its events (a cut hand): go on from the
@@ -218,6 +248,49 @@ class MatchAudit:
                 self.lost = True
         else:
             self.unfinished = not replayed.ended
+
+    def _quick(self, hand: list[Row]) -> tuple[MatchState, QuickHand] | None:
+        """The match after the hand and the hand as the quick fold settles it, or None where
+        the general fold must replay it (see the module's docstring). The hand is opened by
+        :func:`~mjledger.fold.match.open_hand`, the match fold's own rule, as :meth:`_replay`
+        opens it; its context is checked as there."""
+        quick, state, number, line = self.quick, self.state, self.number, self.line
+        first = hand[0]
+        if type(first.event) is not HandStarted or first.version != 1:
+            return None
+        if state.wind_index != 0:
+            return None  # a round wind only a (tampered) closing gives: the general fold's
+        for row in hand:
+            if row.event is None:
+                return None
+        try:
+            given = first.event.dealer if number == 1 else None
+            opened = open_hand(state, HandStarted(dealer=given), line + 1)
+        except RuleError:
+            return None
+        new = opened.hand
+        assert quick is not None
+        assert new is not None
+        if new.dealer not in state.players:
+            return None  # a dealer only a (tampered) closing gives: the general fold's
+        events = ((line + row.version, row.event) for row in hand[1:])
+        dealer, streak = new.dealer, new.dealer_streak
+        try:
+            settled = quick.fold(new.number, dealer, streak, events, [])
+        except Undecided:
+            return None
+        if next(events, None) is not None or sum(settled.net.values()) != 0:
+            return None  # a row after the hand's end (refused), or not zero-sum: as folded
+        check_context(
+            self.run, first, self.table.of(opened, new), _where(self.match, number, line)(first)
+        )
+        after = _replace_state(
+            opened,
+            hand=None,
+            next_dealer=settled.next_dealer,
+            next_streak=streak_after(dealer, streak, settled.next_dealer),
+        )
+        return after, settled
 
     def _replay(self, hand: list[Row]) -> tuple[MatchState, HandState | None]:
         """The match after the hand and the hand as replayed (None when it does not replay)."""
@@ -277,6 +350,17 @@ def _where(match_id: str | None, number: int, line: int) -> Any:
         }
 
     return where
+
+
+# Whether hands are replayed by their rule set's quick fold where it decides them (the tests
+# audit every store both ways and require the same report).
+QUICK = True
+_replace_state = replacer(MatchState)
+
+
+def ended(replayed: HandState | QuickHand) -> bool:
+    """Whether the replayed hand has ended (a quick fold settles only ended hands)."""
+    return isinstance(replayed, QuickHand) or replayed.ended
 
 
 @lru_cache(maxsize=16)

@@ -14,6 +14,7 @@ from typing import Any
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.log.events import MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
+from mjledger.rules.protocol import QuickHand
 from mjledger.store.audit.corrections import Corrections
 from mjledger.store.audit.report import Finding
 from mjledger.store.audit.run import Run
@@ -192,6 +193,20 @@ class MatchView:
             "winners": list(settled.winners),
             "next_dealer": settled.next_dealer,
             "net": settled.net(),
+        }
+        self.compare(number, expected, end)
+
+    def compare_quick(self, number: int, ruleset: str, hand: QuickHand, end: int) -> None:
+        """:meth:`compare_hand` of a hand the quick fold settled (of the match's ``ruleset``)."""
+        expected = {
+            "ruleset": ruleset,
+            "dealer": hand.dealer,
+            "dealer_streak": hand.dealer_streak,
+            "round_wind": hand.round_wind,
+            "outcome": hand.outcome,
+            "winners": list(hand.winners),
+            "next_dealer": hand.next_dealer,
+            "net": dict(hand.net),
         }
         self.compare(number, expected, end)
 
