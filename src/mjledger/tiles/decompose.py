@@ -335,7 +335,7 @@ def _is_orphans(counts: Sequence[int]) -> bool:
 
 def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
     held = tuple(counts)
-    readings: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+    readings: list[tuple[tuple[int, tuple[Meld, ...]], ...]] = []
     pair_suits = 0
     for base in (0, 9, 18, 27):
         key = held[base : base + 9] if base < 27 else held[27:34]
@@ -348,36 +348,44 @@ def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
         readings.append(options)
     if pair_suits != 1:
         return []
-    result: list[tuple[tuple[Meld, ...], Tile]] = []
-    for choice in product(*readings):
-        codes: list[int] = []
-        pair = -1
-        for slot, sets in choice:
-            if slot >= 0:
-                pair = slot
-            codes += sets
-        codes.sort()  # lowest tile first, a pung before a chow starting on the same tile
-        result.append((tuple(map(_set_meld, codes)), TILES[pair]))
-    return result
+    if all(len(options) == 1 for options in readings):  # one reading, the common case
+        return [_joined([options[0] for options in readings])]
+    return [_joined(choice) for choice in product(*readings)]
+
+
+def _joined(
+    choice: Iterable[tuple[int, tuple[Meld, ...]]],
+) -> tuple[tuple[Meld, ...], Tile]:
+    """One reading of each suit as one of the hand: the sets, sorted (each suit's are, and a
+    suit's sets all sort before the next suit's), and the pair's tile."""
+    sets: tuple[Meld, ...] = ()
+    pair = -1
+    for slot, suit_sets in choice:
+        if slot >= 0:
+            pair = slot
+        sets += suit_sets
+    return sets, TILES[pair]
 
 
 @lru_cache(maxsize=8192)
-def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[tuple[int, tuple[int, ...]], ...]]:
+def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[tuple[int, tuple[Meld, ...]], ...]]:
     """How the counts ``key`` of the suit at slot ``base`` split: whether the suit must hold
     the pair, and each split (in the table's order) as the pair's slot (-1: none) and its
-    sets' codes (see :func:`_set_meld`). No split: an empty tuple."""
+    sets, sorted: lowest tile first, a pung before a chow starting on the same tile. No
+    split: an empty tuple."""
     size = sum(key)
     table = splits_of(base >= 27, size)
     if size % 3 == 0:
-        return False, tuple((-1, _codes(base, split)) for split in table.sets.get(key, ()))
+        return False, tuple((-1, _sets(base, split)) for split in table.sets.get(key, ()))
     if size % 3 == 2:
         found = table.pair.get(key, ())
-        return True, tuple((base + pair, _codes(base, split)) for pair, split in found)
+        return True, tuple((base + pair, _sets(base, split)) for pair, split in found)
     return False, ()
 
 
-def _codes(base: int, split: Split) -> tuple[int, ...]:
-    return tuple((base + low) * 2 + is_chow for is_chow, low in split)
+def _sets(base: int, split: Split) -> tuple[Meld, ...]:
+    """A split's sets in order: by their codes (see :func:`_set_meld`)."""
+    return tuple(map(_set_meld, sorted((base + low) * 2 + is_chow for is_chow, low in split)))
 
 
 @cache
