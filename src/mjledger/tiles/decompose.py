@@ -337,20 +337,24 @@ def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
     held = tuple(counts)
     readings: list[tuple[tuple[int, tuple[Meld, ...]], ...]] = []
     pair_suits = 0
-    for base in (0, 9, 18, 27):
-        key = held[base : base + 9] if base < 27 else held[27:34]
-        if not any(key):
-            continue  # an empty suit reads one way: no sets
-        holds_pair, options = _suit_readings(base, key)
-        if not options:
-            return []
-        pair_suits += holds_pair
-        readings.append(options)
+    ways = 1
+    for base, end in _SUIT_SLICES:
+        key = held[base:end]
+        if any(key):  # an empty suit reads one way: no sets
+            holds_pair, options = _suit_readings(base, key)
+            if not options:
+                return []
+            pair_suits += holds_pair
+            ways *= len(options)
+            readings.append(options)
     if pair_suits != 1:
         return []
-    if all(len(options) == 1 for options in readings):  # one reading, the common case
+    if ways == 1:  # one reading of each suit, the common case
         return [_joined([options[0] for options in readings])]
     return [_joined(choice) for choice in product(*readings)]
+
+
+_SUIT_SLICES: Final = ((0, 9), (9, 18), (18, 27), (27, 34))  # each suit's slots, honours last
 
 
 def _joined(
