@@ -147,11 +147,12 @@ def evaluate_sichuan_win(
     concealed = [0] * 34
     for tile in hand:
         concealed[tile.index] += 1
-    key = _win_key(concealed, _melds_key(melds) if melds else (), void_suit, on, rules)
+    held = tuple(concealed)
+    key = _win_key(held, _melds_key(melds) if melds else (), void_suit, on, rules)
     found = _WINS.get(key)
     if found is None:
-        counts = _check_hand(hand, concealed, melds, void_suit, complete=True)
-        found = _keep(key, _evaluated(hand, concealed, counts, melds, void_suit, rules, on))
+        counts = _check_hand(hand, held, melds, void_suit, complete=True)
+        found = _keep(key, _evaluated(hand, held, counts, melds, void_suit, rules, on))
     return found
 
 
@@ -180,7 +181,7 @@ def _melds_key(melds: tuple[Meld, ...]) -> tuple[tuple[str, int, bool], ...]:
 
 
 def _win_key(
-    concealed: list[int],
+    concealed: tuple[int, ...],
     melds: tuple[tuple[str, int, bool], ...],
     void_suit: str | None,
     on: tuple[str, ...],
@@ -188,7 +189,7 @@ def _win_key(
 ) -> tuple[object, ...]:
     """Everything a win's result depends on: the tiles as counts, the melds, the void suit,
     the add-ons and the house rules the detection reads."""
-    return (tuple(concealed), melds, void_suit, on, rules.all_258_pungs, rules.terminals_in_all)
+    return (concealed, melds, void_suit, on, rules.all_258_pungs, rules.terminals_in_all)
 
 
 def _keep(key: tuple[object, ...], found: FanResult) -> FanResult:
@@ -208,7 +209,7 @@ _WINS_KEPT: Final = 4096
 
 def _evaluated(
     hand: tuple[Tile, ...],
-    concealed: list[int],
+    concealed: tuple[int, ...],
     counts: list[int],
     melds: tuple[Meld, ...],
     void_suit: str | None,
@@ -374,11 +375,12 @@ def _wait_won(
     concealed[index] += 1
     counts[index] += 1
     try:
-        key = _win_key(concealed, melds_key, void_suit, (), rules)
+        held = tuple(concealed)
+        key = _win_key(held, melds_key, void_suit, (), rules)
         found = _WINS.get(key)
         if found is None:
             won = (*hand, tile)
-            found = _keep(key, _evaluated(won, concealed, counts, melds, void_suit, rules, ()))
+            found = _keep(key, _evaluated(won, held, counts, melds, void_suit, rules, ()))
         return found
     finally:
         concealed[index] -= 1
