@@ -86,8 +86,8 @@ def _check_hand(
     for meld in melds:
         if meld.kind == "chow":
             raise TileError(f"Sichuan has no chows: chow meld {meld}")
-        for tile in meld.tiles:
-            counts[tile.index] += 1
+        held = meld.tiles  # a pung's or a kong's tiles are one tile (Meld checks it)
+        counts[held[0].index] += len(held)
     if any(counts[_HONOURS:]):
         everything = [*tiles, *(t for m in melds for t in m.tiles)]
         honours = [t for t in everything if t.index >= _HONOURS]
@@ -111,7 +111,7 @@ _SUIT_SLOTS: Final = (("m", 0), ("p", 9), ("s", 18))
 
 def _suits_held(counts: Sequence[int]) -> tuple[str, ...]:
     """The suits of a hand without honours, in order, from its counts."""
-    return _SUITS_OF[bool(any(counts[0:9])), bool(any(counts[9:18])), bool(any(counts[18:27]))]
+    return _SUITS_OF[any(counts[0:9]), any(counts[9:18]), any(counts[18:27])]
 
 
 # The suits held, by whether each of the three is (all eight ways, built from _SUIT_SLOTS).
