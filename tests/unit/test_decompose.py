@@ -11,7 +11,7 @@ import itertools
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from mahjong.agari import Agari
 
@@ -470,3 +470,38 @@ def test_standard_readings_are_every_reading_once_sets_sorted(
     assert set(plain) == _brute_readings(counts)
     for sets, _ in plain:
         assert list(sets) == sorted(sets, key=_set_order)
+
+
+@st.composite
+def few_kinds(draw: st.DrawFn) -> tuple[list[int], tuple[Meld, ...]]:
+    """Fourteen tiles of at most seven kinds, up to four of each: the counts that seven
+    pairs' first filter lets through, odd counts among them."""
+    kinds = draw(st.permutations(range(34)))
+    counts = [0] * 34
+    left = 14
+    for kind in kinds[:7]:
+        count = min(left, draw(st.sampled_from([2, 2, 3, 4, 1])))
+        counts[kind] = count
+        left -= count
+    assume(left == 0)
+    return counts, ()
+
+
+def _counts(*held: int) -> tuple[list[int], tuple[Meld, ...]]:
+    return [*held, *[0] * (34 - len(held))], ()
+
+
+@given(st.one_of(complete_counts(), few_kinds()), st.booleans(), st.booleans())
+@example(_counts(3, 3, 4, 4), True, True)  # no 1, but odd
+@example(_counts(1, 1, 4, 4, 4), True, True)  # no 3, but odd
+def test_seven_pairs_read_exactly_when_the_counts_are_seven_pairs(
+    case: tuple[list[int], tuple[Meld, ...]], on: bool, quads: bool
+) -> None:
+    counts, melds = case
+    shapes = Shapes(seven_pairs=on, quad_as_two_pairs=quads, thirteen_orphans=False)
+    found = arrangements_of_counts(counts, melds, shapes)
+    pairs = [a.pairs for a in found if a.shape == "seven_pairs"]
+    even = all(c % 2 == 0 for c in counts) and sum(counts) == 14
+    shaped = even if quads else counts.count(2) == 7
+    tiles = tuple(TILES[i] for i in range(34) for _ in range(counts[i] // 2))
+    assert pairs == ([tiles] if on and not melds and shaped else [])

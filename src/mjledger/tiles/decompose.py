@@ -259,6 +259,8 @@ def waits_of_counts(
     many as its ``melds`` sets leave), ``total`` with the melds' tiles, none held five
     times."""
     found = _tiles_of(waits_from_counts(counts, melds, shapes))
+    if _AT_MOST_THREE.issuperset(total):  # the common case, one scan in C: none held four
+        return found
     return tuple(tile for tile in found if total[tile.index] < 4)  # four held: no wait
 
 
@@ -323,8 +325,8 @@ def is_complete(
 def _is_seven_pairs(counts: Sequence[int], quads: bool) -> bool:
     if counts.count(0) < 27:  # seven pairs are seven tiles at most (fewer with a quad)
         return False
-    if quads:
-        return all(c % 2 == 0 for c in counts) and sum(counts) == 14
+    if quads:  # every count even: no count is above four, so none is 1 or 3
+        return 1 not in counts and 3 not in counts and sum(counts) == 14
     return counts.count(2) == 7
 
 
