@@ -7,10 +7,11 @@ fan-tables.md, "Decomposition facts"), so those waits are compared separately.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from mahjong.agari import Agari
 
@@ -28,6 +29,8 @@ from mjledger.decompose import (
 )
 from mjledger.errors import TileError
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
+from mjledger.tiles.decompose import arrangements_of_counts
+from mjledger.tiles.tables import splits_of
 
 P = parse_tiles
 
@@ -353,3 +356,152 @@ def test_seven_distinct_pairs_never_wait_on_a_fourth_copy() -> None:
     quads = Shapes(seven_pairs=True, quad_as_two_pairs=True, thirteen_orphans=False)
     assert waits(hand, (), distinct) == ()
     assert waits(hand, (), quads) == P("1m")
+
+
+# --- the standard readings against the path they replaced and a brute force --------------
+
+
+def _readings_by_codes(counts: list[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
+    """The standard readings as the search made them before each suit's sets were kept
+    sorted: every product of the suits' splits (the tables' order), the sets of a choice
+    sorted by code (the lowest tile's slot times two, plus one for a chow)."""
+    readings = []
+    pair_suits = 0
+    for base in (0, 9, 18, 27):
+        key = tuple(counts[base : base + 9] if base < 27 else counts[27:34])
+        if not any(key):
+            continue
+        size = sum(key)
+        table = splits_of(base >= 27, size)
+        if size % 3 == 0:
+            options = [(-1, split) for split in table.sets.get(key, ())]
+        elif size % 3 == 2:
+            options = [(base + pair, split) for pair, split in table.pair.get(key, ())]
+            pair_suits += 1
+        else:
+            options = []
+        if not options:
+            return []
+        readings.append(
+            [(slot, [(base + low) * 2 + chow for chow, low in s]) for slot, s in options]
+        )
+    if pair_suits != 1:
+        return []
+    found = []
+    for choice in itertools.product(*readings):
+        codes = sorted(code for _, codes in choice for code in codes)
+        pair = next(slot for slot, _ in choice if slot >= 0)
+        sets = []
+        for code in codes:
+            index, chow = divmod(code, 2)
+            shape = (index, index + 1, index + 2) if chow else (index,) * 3
+            sets.append(Meld("chow" if chow else "pung", _tiles(list(shape))))
+        found.append((tuple(sets), TILES[pair]))
+    return found
+
+
+def _brute_readings(counts: list[int]) -> set[tuple[tuple[tuple[str, int], ...], int]]:
+    """Every standard reading by brute force: a pair, then sets taken off the lowest tile."""
+
+    def sets_of(left: list[int]) -> list[list[tuple[str, int]]]:
+        low = next((i for i, c in enumerate(left) if c), None)
+        if low is None:
+            return [[]]
+        found = []
+        if left[low] >= 3:
+            left[low] -= 3
+            found += [[("pung", low), *rest] for rest in sets_of(left)]
+            left[low] += 3
+        if low < 27 and low % 9 <= 6 and left[low + 1] and left[low + 2]:
+            for k in range(3):
+                left[low + k] -= 1
+            found += [[("chow", low), *rest] for rest in sets_of(left)]
+            for k in range(3):
+                left[low + k] += 1
+        return found
+
+    readings = set()
+    for pair in range(34):
+        if counts[pair] >= 2:
+            left = list(counts)
+            left[pair] -= 2
+            readings |= {(tuple(sorted(sets, key=_set_order)), pair) for sets in sets_of(left)}
+    return readings
+
+
+def _set_order(meld: tuple[str, int]) -> tuple[int, bool]:
+    """Sets in order: lowest tile first, a pung before a chow starting on the same tile."""
+    return meld[1], meld[0] == "chow"
+
+
+@st.composite
+def complete_counts(draw: st.DrawFn) -> tuple[list[int], tuple[Meld, ...]]:
+    """A ready hand (honours or not) and a tile: one of its waits half the time, else any."""
+    hand, melds = draw(ready_hands(honours=draw(st.booleans())))
+    held = _held(hand, melds)
+    completing = [t.index for t in waits(_tiles(hand), melds, HONGKONG)]
+    if completing and draw(st.booleans()):
+        tile = draw(st.sampled_from(completing))
+    else:
+        tile = draw(st.sampled_from([i for i in range(34) if held[i] < 4]))
+    counts = [0] * 34
+    for i in [*hand, tile]:
+        counts[i] += 1
+    return counts, tuple(melds)
+
+
+@given(complete_counts())
+def test_standard_readings_are_the_code_sorted_products_in_order(
+    case: tuple[list[int], tuple[Meld, ...]],
+) -> None:
+    counts, melds = case
+    found = [(a.sets, a.pairs[0]) for a in arrangements_of_counts(counts, melds, HONGKONG)]
+    assert found == _readings_by_codes(counts)
+
+
+@given(complete_counts())
+def test_standard_readings_are_every_reading_once_sets_sorted(
+    case: tuple[list[int], tuple[Meld, ...]],
+) -> None:
+    counts, melds = case
+    found = [(a.sets, a.pairs[0]) for a in arrangements_of_counts(counts, melds, HONGKONG)]
+    plain = [(tuple((s.kind, s.tiles[0].index) for s in sets), p.index) for sets, p in found]
+    assert len(set(plain)) == len(plain)
+    assert set(plain) == _brute_readings(counts)
+    for sets, _ in plain:
+        assert list(sets) == sorted(sets, key=_set_order)
+
+
+@st.composite
+def few_kinds(draw: st.DrawFn) -> tuple[list[int], tuple[Meld, ...]]:
+    """Fourteen tiles of at most seven kinds, up to four of each: the counts that seven
+    pairs' first filter lets through, odd counts among them."""
+    kinds = draw(st.permutations(range(34)))
+    counts = [0] * 34
+    left = 14
+    for kind in kinds[:7]:
+        count = min(left, draw(st.sampled_from([2, 2, 3, 4, 1])))
+        counts[kind] = count
+        left -= count
+    assume(left == 0)
+    return counts, ()
+
+
+def _counts(*held: int) -> tuple[list[int], tuple[Meld, ...]]:
+    return [*held, *[0] * (34 - len(held))], ()
+
+
+@given(st.one_of(complete_counts(), few_kinds()), st.booleans(), st.booleans())
+@example(_counts(3, 3, 4, 4), True, True)  # no 1, but odd
+@example(_counts(1, 1, 4, 4, 4), True, True)  # no 3, but odd
+def test_seven_pairs_read_exactly_when_the_counts_are_seven_pairs(
+    case: tuple[list[int], tuple[Meld, ...]], on: bool, quads: bool
+) -> None:
+    counts, melds = case
+    shapes = Shapes(seven_pairs=on, quad_as_two_pairs=quads, thirteen_orphans=False)
+    found = arrangements_of_counts(counts, melds, shapes)
+    pairs = [a.pairs for a in found if a.shape == "seven_pairs"]
+    even = all(c % 2 == 0 for c in counts) and sum(counts) == 14
+    shaped = even if quads else counts.count(2) == 7
+    tiles = tuple(TILES[i] for i in range(34) for _ in range(counts[i] // 2))
+    assert pairs == ([tiles] if on and not melds and shaped else [])

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mjledger import SichuanRules
-from mjledger.decompose import waits
+from mjledger.decompose import arrangements, waits
 from mjledger.errors import TileError
 from mjledger.fan_sichuan import (
     SICHUAN_TABLE,
@@ -22,6 +22,7 @@ from mjledger.fan_sichuan import (
 from mjledger.rules import WinContext
 from mjledger.rules.sichuan import fan as fan_module
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
+from mjledger.tiles.fan import score_patterns
 from tests.helpers import meld
 
 P = parse_tiles
@@ -398,3 +399,125 @@ def test_the_wall_scores_each_wait_as_the_win_evaluated_afresh(
             continue
     assert status.waits == tuple(fans)
     assert status.best_fan == (max(fans.values()) if fans else None)
+
+
+# --- the evaluation against the path it replaced -----------------------------------------
+
+
+def _previous_fan(
+    hand: tuple[Tile, ...],
+    tile: Tile,
+    melds: tuple[Meld, ...],
+    context: WinContext,
+    rules: SichuanRules,
+) -> tuple[int, tuple[object, ...], object] | str:
+    """The fan of a win as the evaluation read it before its detection and scoring were
+    kept by what they depend on: each arrangement's rows detected into a dict (the shape's,
+    清一色, 根 but the 龙七对 quad, the add-ons), scored with the table, the first of the
+    highest fan kept; or the refusal's message."""
+    try:
+        found = arrangements([*hand, tile], melds)
+    except TileError as exc:
+        return str(exc)
+    counts = [0] * 34
+    for t in [*hand, tile, *(t for m in melds for t in m.tiles)]:
+        counts[t.index] += 1
+    suits = {t.suit for t in [*hand, tile, *(t for m in melds for t in m.tiles)]}
+    if context.void_suit in suits or len(suits) > 2 or not found:
+        return "refused"
+    concealed = [0] * 34
+    for t in [*hand, tile]:
+        concealed[t.index] += 1
+    flags = {
+        "kong_bloom": context.kong_bloom,
+        "kong_cannon": context.kong_cannon,
+        "robbing_kong": context.robbing_kong,
+        "last_tile": context.last_tile,
+        "heavenly": context.heavenly and rules.heavenly,
+        "earthly": context.earthly and rules.earthly,
+    }
+    best: tuple[int, tuple[object, ...], object] | None = None
+    for arrangement in found:
+        detected: dict[str, int] = {}
+        if arrangement.shape == "seven_pairs":
+            detected["seven_pairs"] = 1
+            if max(concealed) == 4:
+                detected["dragon_seven_pairs"] = 1
+        else:
+            sets = arrangement.all_sets
+            if all(s.kind != "chow" for s in sets):
+                detected["all_pungs"] = 1
+                if len(arrangement.melds) == 4:
+                    detected["golden_hook"] = 1
+                    if all(m.kind == "kong" for m in arrangement.melds):
+                        detected["eighteen_arhats"] = 1
+                if (
+                    rules.all_258_pungs
+                    and all(s.first.rank in (2, 5, 8) for s in sets)
+                    and arrangement.pairs[0].rank in (2, 5, 8)
+                ):
+                    detected["all_258_pungs"] = 1
+            if (
+                rules.terminals_in_all
+                and all(any(t.is_terminal for t in s.tiles) for s in sets)
+                and arrangement.pairs[0].is_terminal
+            ):
+                detected["terminals_in_all"] = 1
+        shapes = {
+            "all_pungs",
+            "seven_pairs",
+            "dragon_seven_pairs",
+            "golden_hook",
+            "eighteen_arhats",
+        }
+        if not detected.keys() & shapes:
+            detected["plain"] = 1
+        if len(suits) == 1:
+            detected["full_flush"] = 1
+        quads = counts.count(4) - (1 if "dragon_seven_pairs" in detected else 0)
+        if quads:
+            detected["root"] = quads
+        detected.update((code, 1) for code, on in flags.items() if on)
+        patterns = score_patterns(SICHUAN_TABLE, detected)
+        fan = sum(p.fan for p in patterns)
+        if best is None or fan > best[0]:
+            best = (fan, patterns, arrangement)
+    assert best is not None
+    return best
+
+
+_FLAGS = ("kong_bloom", "kong_cannon", "robbing_kong", "last_tile", "heavenly", "earthly")
+
+
+@given(
+    sichuan_ready_hands(),
+    st.data(),
+    st.sets(st.sampled_from(_FLAGS)),
+    st.fixed_dictionaries(
+        {k: st.booleans() for k in ("all_258_pungs", "terminals_in_all", "heavenly", "earthly")}
+    ),
+    st.booleans(),
+)
+def test_a_win_scores_as_the_previous_evaluation_read_it(
+    case: tuple[tuple[Tile, ...], tuple[Meld, ...], str],
+    data: st.DataObject,
+    flags: set[str],
+    options: dict[str, bool],
+    keep: bool,
+) -> None:
+    hand, melds, void = case
+    completing = list(waits(hand, melds))
+    tile = data.draw(st.sampled_from(completing or list(TILES[:27])))
+    suit = data.draw(st.sampled_from([void, None, *"mps"]))
+    context = WinContext(void_suit=suit, **dict.fromkeys(flags, True))
+    rules = SichuanRules(**options)
+    if not keep:
+        fan_module._WINS.clear()
+    expected = _previous_fan(hand, tile, melds, context, rules)
+    try:
+        result = evaluate_sichuan_win(hand, tile, melds, context, rules)
+    except TileError:
+        assert isinstance(expected, str)
+        return
+    assert not isinstance(expected, str)
+    assert (result.fan, result.patterns, result.arrangement) == expected

@@ -259,6 +259,8 @@ def waits_of_counts(
     many as its ``melds`` sets leave), ``total`` with the melds' tiles, none held five
     times."""
     found = _tiles_of(waits_from_counts(counts, melds, shapes))
+    if _AT_MOST_THREE.issuperset(total):  # the common case, one scan in C: none held four
+        return found
     return tuple(tile for tile in found if total[tile.index] < 4)  # four held: no wait
 
 
@@ -303,7 +305,7 @@ def arrangements_of_counts(
     tiles' (the winning tile included), as many as the melds leave, none held five times in
     hand and melds."""
     new = _new_arrangement
-    found = [new("standard", melds, sets, (pair,)) for sets, pair in _standard(counts)]
+    found = _standard(counts, melds)
     if not melds:
         if shapes.seven_pairs and _is_seven_pairs(counts, shapes.quad_as_two_pairs):
             pairs = tuple(TILES[i] for i in range(34) for _ in range(counts[i] // 2))
@@ -323,8 +325,8 @@ def is_complete(
 def _is_seven_pairs(counts: Sequence[int], quads: bool) -> bool:
     if counts.count(0) < 27:  # seven pairs are seven tiles at most (fewer with a quad)
         return False
-    if quads:
-        return all(c % 2 == 0 for c in counts) and sum(counts) == 14
+    if quads:  # every count even: no count is above four, so none is 1 or 3
+        return 1 not in counts and 3 not in counts and sum(counts) == 14
     return counts.count(2) == 7
 
 
@@ -333,51 +335,66 @@ def _is_orphans(counts: Sequence[int]) -> bool:
     return sum(counts) == 14 and held == [1] * 12 + [2]
 
 
-def _standard(counts: Sequence[int]) -> list[tuple[tuple[Meld, ...], Tile]]:
+def _standard(counts: Sequence[int], melds: tuple[Meld, ...]) -> list[Arrangement]:
+    """The standard readings of a hand's concealed ``counts`` beside its ``melds``."""
     held = tuple(counts)
-    readings: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+    readings: list[tuple[_SuitReading, ...]] = []
     pair_suits = 0
-    for base in (0, 9, 18, 27):
-        key = held[base : base + 9] if base < 27 else held[27:34]
-        if not any(key):
-            continue  # an empty suit reads one way: no sets
-        holds_pair, options = _suit_readings(base, key)
-        if not options:
-            return []
-        pair_suits += holds_pair
-        readings.append(options)
+    ways = 1
+    for base, end in _SUIT_SLICES:
+        key = held[base:end]
+        if any(key):  # an empty suit reads one way: no sets
+            holds_pair, options = _suit_readings(base, key)
+            if not options:
+                return []
+            pair_suits += holds_pair
+            ways *= len(options)
+            readings.append(options)
     if pair_suits != 1:
         return []
-    result: list[tuple[tuple[Meld, ...], Tile]] = []
-    for choice in product(*readings):
-        codes: list[int] = []
-        pair = -1
-        for slot, sets in choice:
-            if slot >= 0:
-                pair = slot
-            codes += sets
-        codes.sort()  # lowest tile first, a pung before a chow starting on the same tile
-        result.append((tuple(map(_set_meld, codes)), TILES[pair]))
-    return result
+    if ways == 1:  # one reading of each suit, the common case
+        return [_joined(melds, [options[0] for options in readings])]
+    return [_joined(melds, choice) for choice in product(*readings)]
+
+
+_SUIT_SLICES: Final = ((0, 9), (9, 18), (18, 27), (27, 34))  # each suit's slots, honours last
+
+# One way a suit's tiles split: the pair (its tile, alone in a tuple as an arrangement holds
+# it; empty: no pair) and the sets, sorted.
+_SuitReading = tuple[tuple[Tile, ...], tuple[Meld, ...]]
+
+
+def _joined(melds: tuple[Meld, ...], choice: Iterable[_SuitReading]) -> Arrangement:
+    """One reading of each suit as one of the hand: the sets, sorted (each suit's are, and a
+    suit's sets all sort before the next suit's), and the pair's tile."""
+    sets: tuple[Meld, ...] = ()
+    pairs: tuple[Tile, ...] = ()
+    for pair, suit_sets in choice:
+        if pair:
+            pairs = pair
+        sets += suit_sets
+    return _new_arrangement("standard", melds, sets, pairs)
 
 
 @lru_cache(maxsize=8192)
-def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[tuple[int, tuple[int, ...]], ...]]:
+def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[_SuitReading, ...]]:
     """How the counts ``key`` of the suit at slot ``base`` split: whether the suit must hold
-    the pair, and each split (in the table's order) as the pair's slot (-1: none) and its
-    sets' codes (see :func:`_set_meld`). No split: an empty tuple."""
+    the pair, and each split in the table's order (see :data:`_SuitReading`). No split: an
+    empty tuple."""
     size = sum(key)
     table = splits_of(base >= 27, size)
     if size % 3 == 0:
-        return False, tuple((-1, _codes(base, split)) for split in table.sets.get(key, ()))
+        return False, tuple(((), _sets(base, split)) for split in table.sets.get(key, ()))
     if size % 3 == 2:
         found = table.pair.get(key, ())
-        return True, tuple((base + pair, _codes(base, split)) for pair, split in found)
+        return True, tuple(((TILES[base + pair],), _sets(base, split)) for pair, split in found)
     return False, ()
 
 
-def _codes(base: int, split: Split) -> tuple[int, ...]:
-    return tuple((base + low) * 2 + is_chow for is_chow, low in split)
+def _sets(base: int, split: Split) -> tuple[Meld, ...]:
+    """A split's sets, sorted: lowest tile first, a pung before a chow starting on the same
+    tile (by their codes, see :func:`_set_meld`)."""
+    return tuple(map(_set_meld, sorted((base + low) * 2 + is_chow for is_chow, low in split)))
 
 
 @cache

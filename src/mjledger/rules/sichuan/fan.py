@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import product
+from operator import attrgetter
 from typing import Final
 
 from mjledger._replace import constructor
@@ -80,13 +82,12 @@ def _check_hand(
     of the tiles in hand (``concealed``: those of ``tiles``) and melds."""
     if void_suit is not None and void_suit not in ("m", "p", "s"):
         raise TileError(f"void suit {void_suit!r}: expected m, p or s")
+    counts = list(concealed)
     for meld in melds:
         if meld.kind == "chow":
             raise TileError(f"Sichuan has no chows: chow meld {meld}")
-    counts = list(concealed)
-    for meld in melds:
-        for tile in meld.tiles:
-            counts[tile.index] += 1
+        held = meld.tiles  # a pung's or a kong's tiles are one tile (Meld checks it)
+        counts[held[0].index] += len(held)
     if any(counts[_HONOURS:]):
         everything = [*tiles, *(t for m in melds for t in m.tiles)]
         honours = [t for t in everything if t.index >= _HONOURS]
@@ -108,9 +109,16 @@ _HONOURS: Final = 27  # the first honour's slot: the tiles Sichuan plays come be
 _SUIT_SLOTS: Final = (("m", 0), ("p", 9), ("s", 18))
 
 
-def _suits_held(counts: Sequence[int]) -> list[str]:
+def _suits_held(counts: Sequence[int]) -> tuple[str, ...]:
     """The suits of a hand without honours, in order, from its counts."""
-    return [suit for suit, base in _SUIT_SLOTS if any(counts[base : base + 9])]
+    return _SUITS_OF[any(counts[0:9]), any(counts[9:18]), any(counts[18:27])]
+
+
+# The suits held, by whether each of the three is (all eight ways, built from _SUIT_SLOTS).
+_SUITS_OF: Final = {
+    held: tuple(suit for (suit, _), on in zip(_SUIT_SLOTS, held, strict=True) if on)
+    for held in product((False, True), repeat=3)
+}
 
 
 def evaluate_sichuan_win(
@@ -125,27 +133,45 @@ def evaluate_sichuan_win(
     Refuses (``TileError``) a chow meld, honours, a fifth copy of a tile, a wrong tile count,
     the void suit, more than two suits, and a hand that is not complete.
     """
-    hand = (*tuple(tiles), winning_tile)
+    hand = (*tiles, winning_tile)
     melds = tuple(melds)
     void_suit = context.void_suit
-    situational = (
-        ("kong_bloom", context.kong_bloom),
-        ("kong_cannon", context.kong_cannon),
-        ("robbing_kong", context.robbing_kong),
-        ("last_tile", context.last_tile),
-        ("heavenly", context.heavenly and rules.heavenly),
-        ("earthly", context.earthly and rules.earthly),
+    on = _add_ons(
+        context.kong_bloom,
+        context.kong_cannon,
+        context.robbing_kong,
+        context.last_tile,
+        context.heavenly and rules.heavenly,
+        context.earthly and rules.earthly,
     )
-    on = tuple([code for code, flag in situational if flag])
     concealed = [0] * 34
     for tile in hand:
         concealed[tile.index] += 1
-    key = _win_key(concealed, _melds_key(melds), void_suit, on, rules)
+    held = tuple(concealed)
+    key = _win_key(held, _melds_key(melds) if melds else (), void_suit, on, rules)
     found = _WINS.get(key)
     if found is None:
-        counts = _check_hand(hand, concealed, melds, void_suit, complete=True)
-        found = _keep(key, _evaluated(hand, concealed, counts, melds, void_suit, rules, on))
+        counts = _check_hand(hand, held, melds, void_suit, complete=True)
+        found = _keep(key, _evaluated(hand, held, counts, melds, void_suit, rules, on))
     return found
+
+
+# The situational add-ons, in the order a win's flags are given to :func:`_add_ons`.
+_SITUATIONAL: Final = (
+    "kong_bloom",
+    "kong_cannon",
+    "robbing_kong",
+    "last_tile",
+    "heavenly",
+    "earthly",
+)
+
+
+@lru_cache(maxsize=64)
+def _add_ons(*flags: bool) -> tuple[str, ...]:
+    """The codes of the add-ons whose flag is set (``flags``: one for each of
+    :data:`_SITUATIONAL`, 天胡 and 地胡 only where their house rule is on)."""
+    return tuple([code for code, flag in zip(_SITUATIONAL, flags, strict=True) if flag])
 
 
 def _melds_key(melds: tuple[Meld, ...]) -> tuple[tuple[str, int, bool], ...]:
@@ -155,7 +181,7 @@ def _melds_key(melds: tuple[Meld, ...]) -> tuple[tuple[str, int, bool], ...]:
 
 
 def _win_key(
-    concealed: list[int],
+    concealed: tuple[int, ...],
     melds: tuple[tuple[str, int, bool], ...],
     void_suit: str | None,
     on: tuple[str, ...],
@@ -163,7 +189,7 @@ def _win_key(
 ) -> tuple[object, ...]:
     """Everything a win's result depends on: the tiles as counts, the melds, the void suit,
     the add-ons and the house rules the detection reads."""
-    return (tuple(concealed), melds, void_suit, on, rules.all_258_pungs, rules.terminals_in_all)
+    return (concealed, melds, void_suit, on, rules.all_258_pungs, rules.terminals_in_all)
 
 
 def _keep(key: tuple[object, ...], found: FanResult) -> FanResult:
@@ -183,7 +209,7 @@ _WINS_KEPT: Final = 4096
 
 def _evaluated(
     hand: tuple[Tile, ...],
-    concealed: list[int],
+    concealed: tuple[int, ...],
     counts: list[int],
     melds: tuple[Meld, ...],
     void_suit: str | None,
@@ -221,20 +247,15 @@ def _best(
     and melds) and its fan: the first of the highest fan (rules.md, "the highest over its
     arrangements")."""
     roots = counts.count(4)
-    best: tuple[int, tuple[PatternScore, ...], Arrangement] | None = None
+    top = 0
+    best: tuple[tuple[PatternScore, ...], Arrangement] | None = None
     for arrangement in arrangements_of_counts(concealed, melds, SICHUAN):
-        detected = _detect(arrangement, concealed, options)
-        if one_suit:
-            detected["full_flush"] = 1
-        quads = roots - (1 if "dragon_seven_pairs" in detected else 0)
-        if quads:
-            detected["root"] = quads
-        for code in situational:
-            detected[code] = 1
-        patterns, fan = _scored(tuple(detected.items()))
-        if best is None or fan > best[0]:
-            best = (fan, patterns, arrangement)
-    return None if best is None else _new_result(*best)
+        patterns, fan = _scored(
+            _detect(arrangement, concealed, options), one_suit, roots, situational
+        )
+        if best is None or fan > top:
+            top, best = fan, (patterns, arrangement)
+    return None if best is None else _new_result(top, *best)
 
 
 # A win's result, built without running attrs' ``__init__``.
@@ -242,44 +263,60 @@ _new_result: Final = constructor(FanResult)
 
 
 @lru_cache(maxsize=4096)
-def _scored(detected: tuple[tuple[str, int], ...]) -> tuple[tuple[PatternScore, ...], int]:
-    """:func:`~mjledger.tiles.fan.score_patterns` of the table, and its total: a few sets of
-    detected rows recur in every match, so each is scored once."""
-    patterns = score_patterns(SICHUAN_TABLE, dict(detected))
+def _scored(
+    shape: tuple[str, ...], one_suit: bool, roots: int, situational: tuple[str, ...]
+) -> tuple[tuple[PatternScore, ...], int]:
+    """The rows an arrangement scores and its total: its ``shape`` rows (:func:`_detect`),
+    清一色 for one suit, a 根 per tile held four times (``roots``: in hand and melds) but the
+    quad of 龙七对, and the add-ons, scored by :func:`~mjledger.tiles.fan.score_patterns`. A
+    few such sets of rows recur in every match, so each is scored once."""
+    detected = dict.fromkeys(shape, 1)
+    if one_suit:
+        detected["full_flush"] = 1
+    quads = roots - (1 if "dragon_seven_pairs" in detected else 0)
+    if quads:
+        detected["root"] = quads
+    for code in situational:
+        detected[code] = 1
+    patterns = score_patterns(SICHUAN_TABLE, detected)
     return patterns, sum(p.fan for p in patterns)
 
 
 def _detect(
     arrangement: Arrangement, concealed: Sequence[int], options: SichuanRules
-) -> dict[str, int]:
-    detected: dict[str, int] = {}
+) -> tuple[str, ...]:
+    """The rows an arrangement's shape scores, each once (平胡 when no shape row applies)."""
+    detected: list[str] = []
     if arrangement.shape == "seven_pairs":
-        detected["seven_pairs"] = 1
+        detected.append("seven_pairs")
         if max(concealed) == 4:
-            detected["dragon_seven_pairs"] = 1
+            detected.append("dragon_seven_pairs")
     else:
         sets = arrangement.all_sets
-        if all(s.kind != "chow" for s in sets):
-            detected["all_pungs"] = 1
+        if "chow" not in map(_KIND, sets):
+            detected.append("all_pungs")
             if len(arrangement.melds) == 4:
-                detected["golden_hook"] = 1
+                detected.append("golden_hook")
                 if all(m.kind == "kong" for m in arrangement.melds):
-                    detected["eighteen_arhats"] = 1
+                    detected.append("eighteen_arhats")
             if (
                 options.all_258_pungs
                 and all(s.first.rank in (2, 5, 8) for s in sets)
                 and arrangement.pairs[0].rank in (2, 5, 8)
             ):
-                detected["all_258_pungs"] = 1
+                detected.append("all_258_pungs")
         if (
             options.terminals_in_all
             and all(any(t.is_terminal for t in s.tiles) for s in sets)
             and arrangement.pairs[0].is_terminal
         ):
-            detected["terminals_in_all"] = 1
-    if not detected.keys() & _SHAPES:
-        detected["plain"] = 1
-    return detected
+            detected.append("terminals_in_all")
+    if _SHAPES.isdisjoint(detected):
+        detected.append("plain")
+    return tuple(detected)
+
+
+_KIND: Final = attrgetter("kind")
 
 
 def evaluate_sichuan_wall(
@@ -338,11 +375,12 @@ def _wait_won(
     concealed[index] += 1
     counts[index] += 1
     try:
-        key = _win_key(concealed, melds_key, void_suit, (), rules)
+        held = tuple(concealed)
+        key = _win_key(held, melds_key, void_suit, (), rules)
         found = _WINS.get(key)
         if found is None:
             won = (*hand, tile)
-            found = _keep(key, _evaluated(won, concealed, counts, melds, void_suit, rules, ()))
+            found = _keep(key, _evaluated(won, held, counts, melds, void_suit, rules, ()))
         return found
     finally:
         concealed[index] -= 1
