@@ -266,19 +266,19 @@ def _tamper_closing(store: Path, rotation: dict[str, Any]) -> dict[str, Any]:
 
 
 # Closings whose rotation no match of the table can have, and the fields each names.
-UNUSABLE: list[tuple[dict[str, Any], set[str]]] = [
-    ({"next_dealer": "nobody"}, {"next_dealer"}),  # not at the table
-    ({"next_dealer": None}, {"next_dealer"}),  # none, the match not over
-    ({"match_over": True}, {"next_dealer"}),  # over, and still a next dealer
-    ({"next_streak": -1}, {"next_streak"}),
-    ({"dealer": "nobody"}, {"dealer"}),  # the first hand's: the match's first dealer
-    ({"next_dealer": "nobody", "next_streak": -3}, {"next_dealer", "next_streak"}),
+UNUSABLE: list[tuple[dict[str, Any], set[str], str]] = [
+    ({"next_dealer": "nobody"}, {"next_dealer"}, "'nobody' is not at the table"),
+    ({"next_dealer": None}, {"next_dealer"}, "no next_dealer, though the match is not over"),
+    ({"match_over": True}, {"next_dealer"}, "though the match is over"),
+    ({"next_streak": -1}, {"next_streak"}, "next_streak -1 is negative"),
+    ({"dealer": "nobody"}, {"dealer"}, "dealer 'nobody' is not at the table"),  # the first
+    ({"next_dealer": "nobody", "next_streak": -3}, {"next_dealer", "next_streak"}, "; "),
 ]
 
 
-@pytest.mark.parametrize(("rotation", "fields"), UNUSABLE)
+@pytest.mark.parametrize(("rotation", "fields", "why"), UNUSABLE)
 def test_a_closing_s_rotation_that_cannot_be_gone_on_from(
-    rotation: dict[str, Any], fields: set[str]
+    rotation: dict[str, Any], fields: set[str], why: str
 ) -> None:
     """A hand that does not replay leaves the rotation to its hand_closed; one that states no
     rotation of the table (a dealer not at the table, none while the match goes on, …) is a
@@ -291,6 +291,7 @@ def test_a_closing_s_rotation_that_cannot_be_gone_on_from(
         (finding,) = [f for f in report.findings if f.code == "rotation_unusable"]
         assert (finding.hand, finding.version) == (1, 2)  # the match stream's hand_closed
         assert finding.found == {f: closed[f] for f in fields}
+        assert why in finding.message
         assert finding.line == 1 + len(_hands(store)[0][0])  # the closing's export line
         assert report.summary.hands == 3
         # Hand 2 is not replayed (nothing found of it but the resealed rows' links), hand 3
