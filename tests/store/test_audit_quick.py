@@ -310,6 +310,54 @@ def test_a_closing_s_rotation_that_cannot_be_gone_on_from(
         assert numbers == [1, 3]
 
 
+def _with_stakes(text: str, balance: int) -> str:
+    lines = text.splitlines()
+    first = json.loads(lines[0])
+    first["stakes"] = dict.fromkeys(first["players"], balance)
+    return "\n".join([json.dumps(first), *lines[1:]]) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("balances", "why"),
+    [
+        (None, ""),  # as stored: the hands after go on from its balances
+        ({"ana": 5000}, "balances not of the table's players"),
+        ("drop", "balances not of the table's players"),
+        ("negative", "a balance is negative"),
+        ("bust", "bust names a player not at the table"),
+    ],
+)
+def test_with_table_stakes_the_next_hand_plays_from_the_closing_s_balances(
+    balances: Any, why: str
+) -> None:
+    """Under table stakes the next hand plays from the balances a closing states: the
+    hands after a hand that does not replay are audited from them (the balances before that
+    hand would make every later closing differ), and balances not of the table's players
+    are ``rotation_unusable``."""
+    with recorded(_with_stakes(bench_text(4, 3, {}), 5000)) as store:
+        closed = {}
+        if balances == "drop":
+            closed = _tamper_closing(store, {"balances": None})
+        elif balances == "bust":
+            closed = _tamper_closing(store, {"bust": ["nobody"]})
+        elif balances == "negative":
+            row = _tamper_closing(store, {})
+            closed = _tamper_closing(store, {"balances": {**row["balances"], "ana": -1}})
+        else:
+            closed = _tamper_closing(store, {} if balances is None else {"balances": balances})
+        assert closed["balances"] is not None  # a table with stakes
+        report = assert_same(store)
+        chains = ("chain_broken", "head_mismatch")
+        assert {f.hand for f in report.findings if f.code not in chains} == {1}
+        unusable = [f for f in report.findings if f.code == "rotation_unusable"]
+        if why:
+            (finding,) = unusable
+            assert why in finding.message
+            assert set(finding.found) == {"bust" if balances == "bust" else "balances"}
+        else:
+            assert unusable == []
+
+
 @pytest.mark.parametrize(
     "rotation",
     [
@@ -367,6 +415,12 @@ def _closing_value(draw: st.DrawFn, key: str, value: Any, players: list[str]) ->
         return draw(st.sampled_from(["east", "south", "west", "north", "up", None]), label=key)
     if key in ("match_over",):
         return draw(st.sampled_from([True, False, None, 1]), label=key)
+    if key == "balances" and isinstance(value, dict):
+        some = dict(list(value.items())[1:])
+        wrong = [some, {**value, players[0]: -1}, {**value, "nobody": 1}, {}, None]
+        return draw(st.sampled_from([*wrong, dict.fromkeys(value, 0)]), label=key)
+    if key == "bust":
+        return draw(st.sampled_from([[], players[:1], ["nobody"], None]), label=key)
     return _values(draw, value)
 
 
@@ -390,7 +444,10 @@ def _unreplayable_closing(store: Path, data: st.DataObject) -> None:
         _seal(db, rows[1], json.loads(_body(rows[0][3])))
     closed = json.loads(_body(closing[3]))
     players = sorted(closed["net"])
-    rotation = ("dealer", "next_dealer", "next_streak", "next_round_wind", "match_over")
+    rotation = (
+        *("dealer", "next_dealer", "next_streak", "next_round_wind", "match_over"),
+        *(("balances", "bust") if closed.get("balances") is not None else ()),
+    )
     keys = data.draw(st.lists(st.sampled_from(rotation), min_size=1, max_size=3), label="keys")
     others = sorted(k for k in closed if k != "type")
     keys += data.draw(st.lists(st.sampled_from(others), max_size=2), label="other keys")

@@ -8,7 +8,8 @@ corrections after its last hand. A hand that cannot be replayed leaves the rotat
 ``hand_closed``, and with neither the rotation is lost for the hands after it (they are not
 replayed until a later ``hand_closed`` gives it). A ``hand_closed`` whose rotation is none a
 match of its table can have (a next dealer not at the table, none while the match goes on, one
-though it is over, a negative streak) is ``rotation_unusable``, and the rotation lost likewise.
+though it is over, a negative streak; with table stakes, balances not of its players) is
+``rotation_unusable``, and the rotation lost likewise.
 
 A hand is replayed by its rule set's quick fold where the match's table has one
 (:func:`mjledger.fold.stream.quick_hands_of`, as recording and ``replay --json`` settle it) and
@@ -42,6 +43,7 @@ from mjledger.fold.match import (
 from mjledger.fold.stream import quick_hands_of
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.protocol import QuickHand, QuickHands, Undecided
+from mjledger.rules.table import Stakes
 from mjledger.store.audit.chains import Row, read_chain
 from mjledger.store.audit.closings import TableContext, check_closing, check_context
 from mjledger.store.audit.corrections import Corrections
@@ -417,13 +419,29 @@ def unusable(state: MatchState, closed: HandClosed, number: int) -> dict[str, st
         reasons["next_dealer"] = f"next_dealer {dealer!r} is not at the table ({at_table})"
     if closed.next_streak < 0:
         reasons["next_streak"] = f"next_streak {closed.next_streak} is negative"
+    if state.stakes is not None:  # the next hand plays from the balances it states
+        balances = closed.balances
+        if balances is None or sorted(balances) != sorted(players):
+            reasons["balances"] = f"balances not of the table's players ({at_table})"
+        elif any(v < 0 for v in balances.values()):
+            reasons["balances"] = "a balance is negative"
+        if not set(closed.bust) <= set(players):
+            reasons["bust"] = f"bust names a player not at the table ({at_table})"
     return reasons
 
 
 def after(state: MatchState, closed: HandClosed, number: int) -> MatchState:
     """The rotation a hand_closed states (:func:`unusable` found nothing wrong with it), to
-    go on with hand ``number``, which could not be replayed. The hand's number is its place
-    in the match, not the closing's (a wrong one is a ``closing_differs`` already)."""
+    go on with hand ``number``, which could not be replayed: with table stakes, from the
+    balances it states. The hand's number is its place in the match, not the closing's (a
+    wrong one is a ``closing_differs`` already)."""
+    stakes = state.stakes
+    if stakes is not None:
+        balances = closed.balances
+        assert balances is not None
+        stakes = Stakes(
+            state.players, tuple(balances[p] for p in state.players), frozenset(closed.bust)
+        )
     return attrs.evolve(
         state,
         first_dealer=state.first_dealer if number > 1 else closed.dealer,
@@ -433,4 +451,5 @@ def after(state: MatchState, closed: HandClosed, number: int) -> MatchState:
         hands_started=number,
         over=closed.match_over,
         hand=None,
+        stakes=stakes,
     )
