@@ -402,8 +402,10 @@ def unusable(state: MatchState, closed: HandClosed, number: int) -> dict[str, st
     """Why the rotation hand ``number``'s hand_closed states is none a match of this table
     can have, by field (empty: :func:`after` may go on from it). The match fold's own
     invariants: a next dealer at the table while the match goes on and none once it is over,
-    a streak that counts hands, the first hand's dealer at the table. (The converter has
-    already refused a round wind that is no wind, a streak that is no integer.)"""
+    a streak that counts hands, the first hand's dealer at the table, and with table stakes
+    a balance for each of its players, none negative, and only its players bust. (The
+    converter has already refused a round wind that is no wind, a streak that is no
+    integer.)"""
     players = state.players
     at_table = ", ".join(players)
     reasons = {}
