@@ -444,3 +444,27 @@ def test_the_permission_tests_pass_in_a_private_clone() -> None:
             cwd=clone, capture_output=True, timeout=300, check=False,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout.decode()[-3000:]
+
+
+@pytest.mark.parametrize("next_dealer", ["nobody", None])
+def test_audit_of_a_closing_whose_rotation_cannot_be_used_is_findings(
+    next_dealer: str | None,
+) -> None:
+    """A hand that does not replay and a hand_closed stating a next dealer not at the table
+    (or none while the match goes on): status 1 with the findings, never an internal error
+    (main's audit exited 70 there)."""
+    from tests.store.test_audit_quick import _tamper_closing, bench_text, recorded
+
+    with recorded(bench_text(4, 3, {})) as store:
+        _tamper_closing(store, {"next_dealer": next_dealer})
+        done = mj("audit", "--store", store, cwd=store.parent)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == b""
+        out = done.stdout.decode()
+        assert "rotation_unusable: match bench-sichuan, hand 1, line 24" in out
+        assert "rotation_unusable 1" in out  # the count line (wrapped at 80 columns)
+        done = mj("audit", "--json", "--store", store, cwd=store.parent)
+        assert done.returncode == 1
+        report = json.loads(done.stdout)
+        assert not report["clean"]
+        assert report["counts"]["rotation_unusable"] == 1

@@ -5,7 +5,11 @@ from tiles where tiles are logged) from the rotation the hands before it give; i
 context and rotation as the match gives them; its ``hand_closed`` equal to the replay; its
 read-model rows (:mod:`mjledger.store.audit.views`) and signatures as it goes; the match's
 corrections after its last hand. A hand that cannot be replayed leaves the rotation to its
-``hand_closed``, and with neither the rotation is lost for the hands after it.
+``hand_closed``, and with neither the rotation is lost for the hands after it (they are not
+replayed until a later ``hand_closed`` gives it). A ``hand_closed`` whose rotation is none a
+match of its table can have (a next dealer not at the table, none while the match goes on, one
+though it is over, a negative streak; with table stakes, balances not of its players) is
+``rotation_unusable``, and the rotation lost likewise.
 
 A hand is replayed by its rule set's quick fold where the match's table has one
 (:func:`mjledger.fold.stream.quick_hands_of`, as recording and ``replay --json`` settle it) and
@@ -39,6 +43,7 @@ from mjledger.fold.match import (
 from mjledger.fold.stream import quick_hands_of
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.protocol import QuickHand, QuickHands, Undecided
+from mjledger.rules.table import Stakes
 from mjledger.store.audit.chains import Row, read_chain
 from mjledger.store.audit.closings import TableContext, check_closing, check_context
 from mjledger.store.audit.corrections import Corrections
@@ -173,7 +178,8 @@ class MatchAudit:
             self.previous = closing.digest
             self.fixes.anchor(self.previous)
         if closed is not None:
-            self.state = after(self.state, closed)
+            assert closing is not None
+            self._from_closing(closing, closed, self.line)
             self.line += closed.events
         else:
             self.lost = True
@@ -228,7 +234,8 @@ class MatchAudit:
         """The rotation after the hand: the replay's, else its hand_closed's, else lost."""
         if replayed is None:
             if closed is not None:
-                self.state, self.lost = after(self.state, closed), False
+                assert closing is not None
+                self._from_closing(closing, closed, end)
             elif closing is None:
                 self.lost = True
             self.view.skip(self.number)
@@ -243,11 +250,35 @@ class MatchAudit:
             # Closed in the store, unfinished by its events (a cut hand): go on from the
             # rotation its hand_closed states, as for a hand that does not replay.
             if closed is not None:
-                self.state = after(self.state, closed)
+                assert closing is not None
+                self._from_closing(closing, closed, end)
             else:
                 self.lost = True
         else:
             self.unfinished = not replayed.ended
+
+    def _from_closing(self, closing: Row, closed: HandClosed, line: int) -> None:
+        """Go on from the rotation the hand's closing states (the hand not replayed), or, where
+        it is none a match of this table can have, report it and leave the rotation lost: the
+        hands after it are not replayed until a hand_closed gives one, as after a hand that
+        neither replays nor has a closing."""
+        number = self.number
+        reasons = unusable(self.state, closed, number)
+        if not reasons:
+            self.state, self.lost = after(self.state, closed, number), False
+            return
+        self.run.find(
+            "rotation_unusable",
+            f"hand {number} does not replay and its hand_closed's rotation cannot be gone on "
+            f"from: {'; '.join(reasons.values())}",
+            found={f: getattr(closed, f) for f in reasons},
+            match=self.match,
+            hand=number,
+            stream=self.stream,
+            version=closing.version,
+            line=line,
+        )
+        self.lost = True
 
     def _quick(self, hand: list[Row]) -> tuple[MatchState, QuickHand] | None:
         """The match after the hand and the hand as the quick fold settles it, or None where
@@ -271,8 +302,6 @@ class MatchAudit:
         new = opened.hand
         assert quick is not None
         assert new is not None
-        if new.dealer not in state.players:
-            return None  # a dealer only a (tampered) closing gives: the general fold's
         events = ((line + row.version, row.event) for row in hand[1:])
         dealer, streak = new.dealer, new.dealer_streak
         try:
@@ -369,15 +398,60 @@ def hand_hex(match_id: str | None, number: int) -> str:
     return hand_stream_hex(match_id or "", number)
 
 
-def after(state: MatchState, closed: HandClosed) -> MatchState:
-    """The rotation a hand_closed states, to go on with a hand that could not be replayed."""
+def unusable(state: MatchState, closed: HandClosed, number: int) -> dict[str, str]:
+    """Why the rotation hand ``number``'s hand_closed states is none a match of this table
+    can have, by field (empty: :func:`after` may go on from it). The match fold's own
+    invariants: a next dealer at the table while the match goes on and none once it is over,
+    a streak that counts hands, the first hand's dealer at the table, and with table stakes
+    a balance for each of its players, none negative, and only its players bust. (The
+    converter has already refused a round wind that is no wind, a streak that is no
+    integer.)"""
+    players = state.players
+    at_table = ", ".join(players)
+    reasons = {}
+    if number == 1 and closed.dealer not in players:
+        reasons["dealer"] = f"dealer {closed.dealer!r} is not at the table ({at_table})"
+    dealer = closed.next_dealer
+    if closed.match_over:
+        if dealer is not None:
+            reasons["next_dealer"] = f"next_dealer {dealer!r}, though the match is over"
+    elif dealer is None:
+        reasons["next_dealer"] = "no next_dealer, though the match is not over"
+    elif dealer not in players:
+        reasons["next_dealer"] = f"next_dealer {dealer!r} is not at the table ({at_table})"
+    if closed.next_streak < 0:
+        reasons["next_streak"] = f"next_streak {closed.next_streak} is negative"
+    if state.stakes is not None:  # the next hand plays from the balances it states
+        balances = closed.balances
+        if balances is None or sorted(balances) != sorted(players):
+            reasons["balances"] = f"balances not of the table's players ({at_table})"
+        elif any(v < 0 for v in balances.values()):
+            reasons["balances"] = "a balance is negative"
+        if not set(closed.bust) <= set(players):
+            reasons["bust"] = f"bust names a player not at the table ({at_table})"
+    return reasons
+
+
+def after(state: MatchState, closed: HandClosed, number: int) -> MatchState:
+    """The rotation a hand_closed states (:func:`unusable` found nothing wrong with it), to
+    go on with hand ``number``, which could not be replayed: with table stakes, from the
+    balances it states. The hand's number is its place in the match, not the closing's (a
+    wrong one is a ``closing_differs`` already)."""
+    stakes = state.stakes
+    if stakes is not None:
+        balances = closed.balances
+        assert balances is not None
+        stakes = Stakes(
+            state.players, tuple(balances[p] for p in state.players), frozenset(closed.bust)
+        )
     return attrs.evolve(
         state,
-        first_dealer=state.first_dealer if closed.number > 1 else closed.dealer,
+        first_dealer=state.first_dealer if number > 1 else closed.dealer,
         next_dealer=closed.next_dealer,
         next_streak=closed.next_streak,
         wind_index=WINDS.index(closed.next_round_wind),
-        hands_started=closed.number,
+        hands_started=number,
         over=closed.match_over,
         hand=None,
+        stakes=stakes,
     )

@@ -29,6 +29,9 @@ CODES: Final[dict[str, str]] = {
     "is not the replay's",
     "closing_differs": "a hand_closed's fingerprint (number, events, hand_digest) is not its "
     "hand's",
+    "rotation_unusable": "a hand that does not replay leaves the rotation to its hand_closed, "
+    "which states none a match of its table can have: the hands after it are not replayed "
+    "until a later hand_closed gives one",
     "closing_missing": "a hand ended but its match has no hand_closed for it",
     "hand_missing": "a hand_closed names a hand whose stream is empty",
     "hand_extra": "a hand stream after the match's last hand (or after an unfinished one)",
