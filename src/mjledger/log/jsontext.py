@@ -10,12 +10,11 @@ without the converter around them.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Final
 
 import msgspec
 
-from mjledger._text import shown
+from mjledger._text import compiled_when_used, shown
 from mjledger.errors import FormatError
 
 __all__ = ["MAX_DEPTH", "canonical", "canonical_bytes", "decode_json"]
@@ -77,19 +76,19 @@ _DECODER: Final = json.JSONDecoder(
 # whose keys are all distinct cannot repeat one within an object. Anything else (an escape, a
 # key used at two levels) takes the checking decoder.
 _PLAIN_DECODER: Final = json.JSONDecoder(parse_constant=_no_constant)
-_KEY: Final = re.compile(r'"([^"]*)"\s*:')
+_KEY: Final = compiled_when_used(r'"([^"]*)"\s*:')
 
 
 def _decoder_for(text: str) -> json.JSONDecoder:
     if "\\" in text:
         return _DECODER
-    keys = _KEY.findall(text)
+    keys = _KEY().findall(text)
     return _PLAIN_DECODER if len(keys) == len(set(keys)) else _DECODER
 
 
 MAX_DEPTH: Final = 8  # log-format.md: JSON nested deeper than 8 levels is an error
-_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_BRACKET: Final = re.compile(r"[\[\]{}]")
+_STRING: Final = compiled_when_used(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET: Final = compiled_when_used(r"[\[\]{}]")
 
 
 def _check_depth(text: str) -> None:
@@ -101,7 +100,7 @@ def _check_depth(text: str) -> None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     depth = 0
-    for bracket in _BRACKET.finditer(_STRING.sub('""', text) if '"' in text else text):
+    for bracket in _BRACKET().finditer(_STRING().sub('""', text) if '"' in text else text):
         if bracket.group() in "[{":
             depth += 1
             if depth > MAX_DEPTH:
