@@ -270,6 +270,7 @@ def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins(example: str) 
         *("mjledger.cli.evaluate", "mjledger.cli.audit", "mjledger.cli.serve"),
         *("eventsourcing", "rich", "litestar", "cattrs", "tempfile", "importlib.metadata"),
         *("mjledger.rules.legacy", "orjson"),  # no 0.1 plugin; a short output takes msgspec
+        "json",  # every line read by the fast decoder: no strict decoder made
     )
     assert _loaded_by(["replay", "--json", str(log)], unwanted) == []
 
@@ -305,7 +306,7 @@ def test_replay_json_of_the_console_script_loads_no_click(
     without click (mjledger/_replay_json), and the wait tables are found without OpenSSL's
     hashlib, tempfile or pathlib (tiles/prebuilt); nor any other command's module, the
     store or rich; nor the 0.1 plugins' wrapper (rules/legacy), nor orjson (a short output
-    is indented by msgspec, fold/stream)."""
+    is indented by msgspec, fold/stream), nor json (no line needed the strict codec)."""
     from mjledger.sim.run import simulate
 
     (match,) = simulate(ruleset, hands=3, seed=1)
@@ -318,7 +319,7 @@ def test_replay_json_of_the_console_script_loads_no_click(
     unwanted = (
         *("click", "hashlib", "_hashlib", "tempfile", "pathlib", "importlib.metadata"),
         *("mjledger.cli", "mjledger.store", "mjledger.explain", "mjledger.sim"),
-        *("eventsourcing", "rich", "cattrs", "mjledger.rules.legacy", "orjson"),
+        *("eventsourcing", "rich", "cattrs", "mjledger.rules.legacy", "orjson", "json"),
     )
     loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt"))
     assert loaded == ["mjledger.tiles.prebuilt"]  # the tables read, and nothing unwanted

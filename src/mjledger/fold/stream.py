@@ -10,7 +10,6 @@ further down is the log's error, as when the whole log is parsed before it is fo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, Final
@@ -135,6 +134,8 @@ def dumps_indented(value: Any, *, long: bool = False) -> bytes:
             return orjson.dumps(value, option=orjson.OPT_INDENT_2)
         return msgspec.json.format(_ENCODER.encode(value), indent=2)
     except (TypeError, UnicodeError, msgspec.EncodeError):
+        import json
+
         return json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8")
 
 
