@@ -137,6 +137,7 @@ JSON_VALUES = st.recursive(
 @given(value=JSON_VALUES)
 @example(value={"big": 10**30, "": [], "x": {}, "s": '\x7f\u2028\x00"\\é\ud7ff'})
 @example(value=[2**63, -(2**63) - 1, 2**64, {"": {"": []}}])
+@example(value={2: 1, None: [], True: {-(2**70): (1, 2)}})  # keys json turns into text
 def test_indented_output_is_json_dumps(long: bool, value: Any) -> None:
     """Either encoder (a short part's, a batch's) writes ``json.dumps``'s bytes."""
     want = json.dumps(value, ensure_ascii=False, indent=2).encode()
