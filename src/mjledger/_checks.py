@@ -13,26 +13,27 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Final
 
-from mjledger._text import shown
+from mjledger._text import compiled_when_used, shown
 from mjledger.errors import FormatError
 
 # Typed as Any: attrs infers a field's type from its validator's, and these serve every type.
 Validator = Any
 
-TILE: Final = re.compile(r"[1-9][mps]|[1-7]z")
+TILE_PATTERN: Final = r"[1-9][mps]|[1-7]z"  # one tile (the schema's pattern)
 # The same 34 tiles as a set: a lookup costs a tenth of a match, and every discard has one.
 TILE_NAMES: Final = frozenset(
     [f"{n}{s}" for n in range(1, 10) for s in "mps"] + [f"{n}z" for n in range(1, 8)]
 )
 # One group of compact notation: ranks a suit has, then the suit (log-format.md, "Tiles").
 TILE_GROUP: Final = r"[1-9]+[mps]|[1-7]+z"
-TILES: Final = re.compile(rf"(?:{TILE_GROUP})+")
+TILES_PATTERN: Final = rf"(?:{TILE_GROUP})+"
+_TILES: Final = compiled_when_used(TILES_PATTERN)
 
 # log-format.md: an id (a player's, a match's) is at most 200 characters and holds no control
 # character, no line or paragraph separator and no bidirectional control.
 MAX_ID: Final = 200
 NOT_IN_ID: Final = "\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_NOT_IN_ID: Final = re.compile(f"[{NOT_IN_ID}]")
+_NOT_IN_ID: Final = compiled_when_used(f"[{NOT_IN_ID}]")
 # A legal id, as one pattern (the fast decoder's msgspec constraint says the same).
 ID: Final = re.compile(f"[^{NOT_IN_ID}]{{1,{MAX_ID}}}")
 
@@ -111,7 +112,7 @@ def id_problem(value: str) -> str | None:
     """Why ``value`` (a non-empty string) is not an id log-format.md allows; None if it is."""
     if len(value) > MAX_ID:
         return f"is {len(value):,} characters long; an id has at most {MAX_ID}"
-    bad = _NOT_IN_ID.search(value)
+    bad = _NOT_IN_ID().search(value)
     if bad is None:
         return None
     return (
@@ -150,7 +151,7 @@ def tile(_inst: object, attribute: Any, value: Any) -> None:
 
 
 def tiles(_inst: object, attribute: Any, value: Any) -> None:
-    if type(value) is not str or not TILES.fullmatch(value):
+    if type(value) is not str or not _TILES().fullmatch(value):
         raise FormatError(
             f"{attribute.name} must be tiles in compact notation such as '123m55p', "
             f"not {shown(value)}"

@@ -8,15 +8,26 @@ every message is one line of bounded length, with control characters written as 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import cache
 from typing import Final
 
 MAX_PROBLEM: Final = 240  # a LogError's problem; with "line N: type: " it stays under 300
 MAX_MESSAGE: Final = 290  # any error's whole text
 MAX_VALUE: Final = 40  # one value echoed inside a message
 
+
+def compiled_when_used(pattern: str) -> Callable[[], re.Pattern[str]]:
+    """``re.compile(pattern)``, compiled the first time it is called for and kept. Most of
+    the package's patterns serve a problem's message or another command (a bad id's, a bad
+    line's, the schema's): compiling them all at import cost ``replay --json`` of a short
+    log about 1 % of its instructions, so each is compiled only where it is matched with."""
+    return cache(lambda: re.compile(pattern))
+
+
 # Never printed raw: C0 and C1 controls, DEL, the line and paragraph separators, and the
 # bidirectional marks, embeddings, overrides and isolates (they reorder what a reader sees).
-_CONTROL: Final = re.compile(
+_CONTROL: Final = compiled_when_used(
     "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 
@@ -32,7 +43,8 @@ def escaped(text: str) -> str:
     """``text`` with every control character written as an escape (one line, no raw ESC, no
     reordering): the one way text from a log or a store reaches a terminal, in messages and
     in every view (:func:`mjledger.cli.render.inert`)."""
-    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+    control = _CONTROL()
+    return control.sub(_escape, text) if control.search(text) else text
 
 
 def shortened(text: str, limit: int = MAX_VALUE) -> str:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from unittest import mock
 
 import attrs
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -132,10 +133,25 @@ JSON_VALUES = st.recursive(
 )
 
 
-@given(JSON_VALUES)
-@example({"big": 10**30, "": [], "x": {}, "s": '\x7f\u2028\x00"\\é\ud7ff'})
-def test_indented_output_is_json_dumps(value: Any) -> None:
-    assert dumps_indented(value) == json.dumps(value, ensure_ascii=False, indent=2).encode()
+@pytest.mark.parametrize("long", [False, True])  # msgspec's and orjson's
+@given(value=JSON_VALUES)
+@example(value={"big": 10**30, "": [], "x": {}, "s": '\x7f\u2028\x00"\\é\ud7ff'})
+@example(value=[2**63, -(2**63) - 1, 2**64, {"": {"": []}}])
+@example(value={2: 1, None: [], True: {-(2**70): (1, 2)}})  # keys json turns into text
+def test_indented_output_is_json_dumps(long: bool, value: Any) -> None:
+    """Either encoder (a short part's, a batch's) writes ``json.dumps``'s bytes."""
+    want = json.dumps(value, ensure_ascii=False, indent=2).encode()
+    assert dumps_indented(value, long=long) == want
+
+
+@pytest.mark.parametrize("long", [False, True])
+def test_a_lone_surrogate_is_refused_as_json_refuses_it(long: bool) -> None:
+    """Neither encoder's own refusal shows: ``json``'s does, as it would alone."""
+    with pytest.raises(UnicodeEncodeError) as alone:
+        json.dumps(["a", "\ud800"], ensure_ascii=False, indent=2).encode("utf-8")
+    with pytest.raises(UnicodeEncodeError) as ours:
+        dumps_indented(["a", "\ud800"], long=long)
+    assert str(ours.value) == str(alone.value)
 
 
 @given(legal_log_text(max_hands=1), st.integers(1, 4), st.sampled_from(["\n", "\r\n"]))

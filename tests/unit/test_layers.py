@@ -269,6 +269,8 @@ def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins(example: str) 
         *("mjledger.cli.disputes", "mjledger.cli.simulate", "mjledger.cli.standings"),
         *("mjledger.cli.evaluate", "mjledger.cli.audit", "mjledger.cli.serve"),
         *("eventsourcing", "rich", "litestar", "cattrs", "tempfile", "importlib.metadata"),
+        *("mjledger.rules.legacy", "orjson"),  # no 0.1 plugin; a short output takes msgspec
+        "json",  # every line read by the fast decoder: no strict decoder made
     )
     assert _loaded_by(["replay", "--json", str(log)], unwanted) == []
 
@@ -303,7 +305,8 @@ def test_replay_json_of_the_console_script_loads_no_click(
     """``mjledger replay --json LOG`` (either order) of a simulated log with tiles runs
     without click (mjledger/_replay_json), and the wait tables are found without OpenSSL's
     hashlib, tempfile or pathlib (tiles/prebuilt); nor any other command's module, the
-    store or rich."""
+    store or rich; nor the 0.1 plugins' wrapper (rules/legacy), nor orjson (a short output
+    is indented by msgspec, fold/stream), nor json (no line needed the strict codec)."""
     from mjledger.sim.run import simulate
 
     (match,) = simulate(ruleset, hands=3, seed=1)
@@ -316,7 +319,7 @@ def test_replay_json_of_the_console_script_loads_no_click(
     unwanted = (
         *("click", "hashlib", "_hashlib", "tempfile", "pathlib", "importlib.metadata"),
         *("mjledger.cli", "mjledger.store", "mjledger.explain", "mjledger.sim"),
-        *("eventsourcing", "rich", "cattrs"),
+        *("eventsourcing", "rich", "cattrs", "mjledger.rules.legacy", "orjson", "json"),
     )
     loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt"))
     assert loaded == ["mjledger.tiles.prebuilt"]  # the tables read, and nothing unwanted
@@ -327,3 +330,58 @@ def test_the_console_script_takes_anything_else_to_click() -> None:
     text) still goes through click."""
     log = str(Path(__file__).resolve().parents[2] / "examples" / "hongkong-match.jsonl")
     assert "click" in _loaded_by_console(["replay", log], ("click",))
+
+
+# The patterns only a problem's message (or another command) matches with, compiled when first
+# used (mjledger._text.compiled_when_used).
+PROBLEMS_PATTERNS = (
+    "mjledger._text:_CONTROL",
+    "mjledger._checks:_TILES",
+    "mjledger._checks:_NOT_IN_ID",
+    "mjledger.tiles.notation:_GROUP",
+    "mjledger.log.jsontext:_KEY",
+    "mjledger.log.jsontext:_STRING",
+    "mjledger.log.jsontext:_BRACKET",
+)
+
+
+def _compiled_by_console(args: list[str]) -> list[str]:
+    """Which of :data:`PROBLEMS_PATTERNS` ``python -m mjledger ARGS`` compiled (found in
+    ``re``'s cache of compiled patterns, which ``re.compile`` fills)."""
+    code = (
+        "import atexit, importlib, re, sys\n"
+        "names = sys.argv[1].split(',')\n"
+        "def compiled():\n"
+        "    for name in names:\n"
+        "        module, _, pattern = name.partition(':')\n"
+        "        when_used = getattr(importlib.import_module(module), pattern)\n"
+        "        source = when_used.__wrapped__.__closure__[0].cell_contents\n"
+        "        kept = (*re._cache, *getattr(re, '_cache2', ()))  # what re.compile made\n"
+        "        if any(key[1] == source for key in kept):\n"
+        "            yield name\n"
+        "atexit.register(lambda: print(list(compiled()), file=sys.stderr))\n"
+        "sys.argv = ['mjledger', *sys.argv[2:]]\n"
+        "from mjledger._console import run\n"
+        "run('python -m mjledger')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, ",".join(PROBLEMS_PATTERNS), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return ast.literal_eval(out.stderr.strip().splitlines()[-1])
+
+
+def test_replay_json_compiles_no_pattern_of_a_problem(tmp_path: Path) -> None:
+    """``replay --json`` of a good tile log compiles none of the patterns only a problem's
+    message needs; a log with a bad id (its message names the character) compiles the id's."""
+    from mjledger.sim.run import simulate
+
+    (match,) = simulate("hongkong", hands=2, seed=1)
+    log = tmp_path / "tiles.jsonl"
+    log.write_text(match.text(), encoding="utf-8")
+    assert _compiled_by_console(["replay", "--json", str(log)]) == []
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(match.text().replace('"players": ["', '"players": ["\\u0007', 1))
+    assert "mjledger._checks:_NOT_IN_ID" in _compiled_by_console(["replay", "--json", str(bad)])

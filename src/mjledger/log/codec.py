@@ -16,7 +16,6 @@ Lines are split on ``\\n`` only (``str.splitlines`` also splits on form feeds, `
 
 from __future__ import annotations
 
-import json
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -55,6 +54,8 @@ _JSON_NAMES: Final = {int: "an integer", str: "a string", bool: "true or false"}
 
 
 def _describe(value: object) -> str:
+    import json
+
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -79,6 +80,8 @@ def _literal_members(literal: Any) -> frozenset[tuple[type, object]]:
 
 def _strict_literal(value: object, literal: Any) -> object:
     if (type(value), value) not in _literal_members(literal):
+        import json
+
         shown = ", ".join(json.dumps(a) for a in get_args(literal))
         raise FormatError(f"expected one of {shown}, not {_describe(value)}")
     return value
@@ -109,6 +112,8 @@ def check_ruleset_name(value: object) -> str:
             pass
     names = ruleset_names()
     if type(value) is not str or value not in names:
+        import json
+
         shown = ", ".join(json.dumps(n) for n in sorted(names))
         problem = f"expected one of {shown}, not {_describe(value)}"
         if type(value) is str:  # a name, but no rule set's
@@ -405,6 +410,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
 
 def dumps_event(event: Event) -> str:
     """One log line, without the newline."""
+    import json
+
     return json.dumps(event_to_json(event), ensure_ascii=False, separators=(", ", ": "))
 
 

@@ -135,7 +135,7 @@ _NON_EMPTY: Final = Annotated[str, msgspec.Meta(min_length=1)]
 _ID: Final = Annotated[str, msgspec.Meta(pattern=rf"^{check.ID.pattern}\Z")]
 _ONE_TILE: Final = Literal[tuple(sorted(check.TILE_NAMES))]
 # msgspec searches for a pattern: anchored at both ends it is the validator's fullmatch.
-_TILES: Final = Annotated[str, msgspec.Meta(pattern=rf"^(?:{check.TILES.pattern})\Z")]
+_TILES: Final = Annotated[str, msgspec.Meta(pattern=rf"^(?:{check.TILES_PATTERN})\Z")]
 
 
 def _enforcing(validator: Any, wire: Any) -> Any:

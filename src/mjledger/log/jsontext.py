@@ -9,14 +9,16 @@ without the converter around them.
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any, Final
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from mjledger._text import shown
+from mjledger._text import compiled_when_used, shown
 from mjledger.errors import FormatError
+
+if TYPE_CHECKING:
+    import json
 
 __all__ = ["MAX_DEPTH", "canonical", "canonical_bytes", "decode_json"]
 
@@ -48,6 +50,8 @@ _ENCODE: Final = msgspec.json.Encoder(order="sorted").encode
 
 
 def _canonical_text(data: dict[str, Any]) -> str:
+    import json
+
     return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -69,27 +73,35 @@ def _no_constant(name: str) -> Any:
     raise FormatError(f"{name} is not a JSON number", code="bad_json")
 
 
-_DECODER: Final = json.JSONDecoder(
-    object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant
-)
+@cache
+def _decoders() -> tuple[json.JSONDecoder, json.JSONDecoder]:
+    """The checking decoder and the plain one (below), made when the strict codec first reads
+    a line: the fast decoder reads a good log without :mod:`json` (importing it, with the
+    patterns it compiles, was 1.5 % of ``replay --json`` of a short log)."""
+    import json
+
+    checking = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+    return checking, json.JSONDecoder(parse_constant=_no_constant)
+
+
 # Most lines repeat no key anywhere, and then the C decoder can build the objects itself. In a
 # line without backslashes no string can hold a quote, so this pattern finds every key; a line
 # whose keys are all distinct cannot repeat one within an object. Anything else (an escape, a
 # key used at two levels) takes the checking decoder.
-_PLAIN_DECODER: Final = json.JSONDecoder(parse_constant=_no_constant)
-_KEY: Final = re.compile(r'"([^"]*)"\s*:')
+_KEY: Final = compiled_when_used(r'"([^"]*)"\s*:')
 
 
 def _decoder_for(text: str) -> json.JSONDecoder:
+    checking, plain = _decoders()
     if "\\" in text:
-        return _DECODER
-    keys = _KEY.findall(text)
-    return _PLAIN_DECODER if len(keys) == len(set(keys)) else _DECODER
+        return checking
+    keys = _KEY().findall(text)
+    return plain if len(keys) == len(set(keys)) else checking
 
 
 MAX_DEPTH: Final = 8  # log-format.md: JSON nested deeper than 8 levels is an error
-_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_BRACKET: Final = re.compile(r"[\[\]{}]")
+_STRING: Final = compiled_when_used(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET: Final = compiled_when_used(r"[\[\]{}]")
 
 
 def _check_depth(text: str) -> None:
@@ -101,7 +113,7 @@ def _check_depth(text: str) -> None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
     depth = 0
-    for bracket in _BRACKET.finditer(_STRING.sub('""', text) if '"' in text else text):
+    for bracket in _BRACKET().finditer(_STRING().sub('""', text) if '"' in text else text):
         if bracket.group() in "[{":
             depth += 1
             if depth > MAX_DEPTH:
@@ -115,6 +127,8 @@ def decode_json(text: str) -> Any:
     surrogate escapes such as ``"\\ud800"``: the log is UTF-8 text, and a string holding half a
     surrogate pair cannot be written back as UTF-8 in the output or the store), nested at most
     :data:`MAX_DEPTH` levels."""
+    import json
+
     _check_depth(text)
     try:
         obj = _decoder_for(text).decode(text)

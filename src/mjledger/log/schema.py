@@ -15,14 +15,14 @@ from typing import Any, Final, Literal, get_args, get_origin
 
 import attrs
 
-from mjledger._checks import TILE, TILES
+from mjledger._checks import TILE_PATTERN, TILES_PATTERN
 from mjledger.log.events import EVENT_CLASSES, MAX_TABLE_STAKE, RulesetName, json_name
 from mjledger.rules.registry import ruleset_names, rulesets
 
 SCHEMA_ID: Final = "https://mjledger.invalid/schema/log-line-v1.json"
 
-_TILE = {"type": "string", "pattern": f"^(?:{TILE.pattern})$"}
-_TILES = {"type": "string", "pattern": f"^{TILES.pattern}$"}
+_TILE = {"type": "string", "pattern": f"^(?:{TILE_PATTERN})$"}
+_TILES = {"type": "string", "pattern": f"^{TILES_PATTERN}$"}
 _PLAYER = {"type": "string", "minLength": 1}
 _EXTRA: Final[dict[str, dict[str, Any]]] = {
     "players": {"minItems": 4, "maxItems": 4, "uniqueItems": True, "items": _PLAYER},

@@ -17,7 +17,6 @@ from typing import Any, Final, TypeVar
 
 from mjledger.errors import UnknownRulesetError
 from mjledger.rules.base import BaseRuleset
-from mjledger.rules.legacy import DEPRECATION, LegacyRuleset
 from mjledger.rules.names import BUILT_IN_RULESETS
 from mjledger.rules.names import DEFAULT_RULESET as DEFAULT_RULESET
 from mjledger.rules.names import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
@@ -84,6 +83,9 @@ def _as_base(ruleset: BaseRuleset | Ruleset) -> BaseRuleset:
         return ruleset
     if not isinstance(ruleset, Ruleset):
         raise TypeError(f"{ruleset!r} is not a BaseRuleset (nor of the 0.1 Ruleset protocol)")
+    # Only a 0.1 plugin needs the wrapper: a built-in rule set's start-up leaves it out.
+    from mjledger.rules.legacy import DEPRECATION, LegacyRuleset
+
     warnings.warn(DEPRECATION.format(name=ruleset.name), DeprecationWarning, stacklevel=4)
     return LegacyRuleset(ruleset)
 

@@ -16,6 +16,7 @@ from typing import Final, Literal, cast
 import attrs
 
 from mjledger._checks import TILE_GROUP
+from mjledger._text import compiled_when_used
 from mjledger.errors import TileError
 
 __all__ = [
@@ -41,7 +42,7 @@ WINDS: tuple[Wind, ...] = ("east", "south", "west", "north")
 MeldKind = Literal["chow", "pung", "kong"]
 _MELD_KINDS: tuple[MeldKind, ...] = ("chow", "pung", "kong")
 
-_GROUP = re.compile(r"\s*([0-9]+)([a-z])\s*")
+_GROUP = compiled_when_used(r"\s*([0-9]+)([a-z])\s*")  # read where not well formed
 
 
 def _check_suit(_instance: object, _attribute: object, suit: str) -> None:
@@ -180,7 +181,7 @@ def _read(text: str) -> tuple[Tile, ...]:
     tiles: list[Tile] = []
     pos = 0
     while pos < len(text):
-        match = _GROUP.match(text, pos)
+        match = _GROUP().match(text, pos)
         if match is None:
             if text[pos:].strip() == "":
                 break
