@@ -16,9 +16,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -27,14 +24,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mjledger.ledger import Ledger
 from mjledger.store.audit import AuditReport, audit, replays
-from tests.store.test_audit_decoders import _body, _hand_rows, _sealed
+from tests.store.test_audit_decoders import _body, _hand_rows, _sealed, recorded
 from tests.strategies import legal_logs, log_text, sichuan_rules
 from tests.unit.test_benchmark_logs import bench_replay
 from tests.variant_strategies import variant_logs
 
-_TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 BENCH = bench_replay()
 
 sichuan_matches = legal_logs(ruleset="sichuan", max_hands=4).filter(
@@ -51,17 +46,6 @@ def bench_text(seed: int, hands: int, rules: dict[str, Any]) -> str:
     first = json.loads(lines[0])
     first["rules"] = rules
     return "\n".join([json.dumps(first), *lines[1:]]) + "\n"
-
-
-@contextmanager
-def recorded(text: str) -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="mjledger-audit-", dir=_TMP) as tmp:
-        store = Path(tmp) / "store.sqlite"
-        ledger = Ledger(store)
-        ledger.record_log(text)
-        ledger.views.catch_up()
-        ledger.close()
-        yield store
 
 
 def general_audit(store: Path) -> AuditReport:

@@ -208,24 +208,31 @@ def test_replaying_with_the_core_loads_no_io_framework() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def _loaded_by(args: list[str], prefixes: tuple[str, ...]) -> list[str]:
-    """The modules among ``prefixes`` that ``mjledger ARGS`` loads (output discarded)."""
-    code = (
-        "import atexit, sys\n"
-        "from mjledger.cli import main\n"
-        "wanted = tuple(sys.argv[1].split(','))\n"
-        "loaded = lambda: sorted(m for m in sys.modules if m.startswith(wanted))\n"
-        "atexit.register(lambda: print(loaded(), file=sys.stderr))\n"
-        "main(sys.argv[2:])\n"
-    )
+# Prints, as the process exits, the modules it loaded among those its first argument names.
+_REPORT_LOADED = (
+    "import atexit, sys\n"
+    "wanted = tuple(sys.argv[1].split(','))\n"
+    "loaded = lambda: sorted(m for m in sys.modules if m.startswith(wanted))\n"
+    "atexit.register(lambda: print(loaded(), file=sys.stderr))\n"
+)
+
+
+def _loaded_running(command: str, args: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules among ``prefixes`` that a process running ``command`` (Python source that
+    reads the command line from ``sys.argv[2:]``) loads, its output discarded."""
     out = subprocess.run(
-        [sys.executable, "-c", code, ",".join(prefixes), *args],
+        [sys.executable, "-c", _REPORT_LOADED + command, ",".join(prefixes), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert out.returncode == 0, out.stderr
-    return ast.literal_eval(out.stderr.strip())
+    return ast.literal_eval(out.stderr.strip().splitlines()[-1])
+
+
+def _loaded_by(args: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules among ``prefixes`` that ``mjledger ARGS`` loads (output discarded)."""
+    return _loaded_running("from mjledger.cli import main\nmain(sys.argv[2:])\n", args, prefixes)
 
 
 def test_help_loads_no_library_framework_or_rule_set() -> None:
@@ -278,23 +285,12 @@ def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins(example: str) 
 def _loaded_by_console(args: list[str], prefixes: tuple[str, ...]) -> list[str]:
     """The modules among ``prefixes`` that the console script (``python -m mjledger ARGS``,
     as a user runs it) loads, output discarded."""
-    code = (
-        "import atexit, sys\n"
-        "wanted = tuple(sys.argv[1].split(','))\n"
-        "loaded = lambda: sorted(m for m in sys.modules if m.startswith(wanted))\n"
-        "atexit.register(lambda: print(loaded(), file=sys.stderr))\n"
+    command = (
         "sys.argv = ['mjledger', *sys.argv[2:]]\n"
         "from mjledger._console import run\n"
         "run('python -m mjledger')\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code, ",".join(prefixes), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert out.returncode == 0, out.stderr
-    return ast.literal_eval(out.stderr.strip().splitlines()[-1])
+    return _loaded_running(command, args, prefixes)
 
 
 @pytest.mark.parametrize("ruleset", ["sichuan", "hongkong"])
