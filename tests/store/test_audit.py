@@ -852,3 +852,19 @@ def test_the_summary_counts_agree_with_their_nouns(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["audit", "--store", str(tmp_path / "one.sqlite")])
     assert result.exit_code == 0, result.output
     assert ": 1 match, 1 hand, 0 tables, " in " ".join(result.output.split())  # unwrapped
+
+
+def test_a_findings_text_shows_only_the_values_it_has() -> None:
+    """A finding that states only what it found reads "found …", not "expected null"."""
+    from mjledger.store.audit.report import Finding
+
+    net = {"a": 1, "b": 0}
+    only_found = Finding("not_zero_sum", "hand 1 settles to 1", match="m", hand=1, found=net)
+    both = Finding("replay_differs", "net", expected={"x": 1}, found={"x": None})
+    neither = Finding("head_missing", "the store has no head row")
+    assert (
+        str(only_found)
+        == 'not_zero_sum: match m, hand 1: hand 1 settles to 1 (found {"a": 1, "b": 0})'
+    )
+    assert str(both) == 'replay_differs: net (expected {"x": 1}, found {"x": null})'
+    assert str(neither) == "head_missing: the store has no head row"

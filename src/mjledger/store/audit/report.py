@@ -81,9 +81,17 @@ class Finding:
             version = f" v{self.version}" if self.version is not None else ""
             where.append(f"stream {self.stream[:8]}{version}")
         text = f"{self.code}: {', '.join(where) + ': ' if where else ''}{self.message}"
-        if self.expected is not None or self.found is not None:
-            text += f" (expected {_show(self.expected)}, found {_show(self.found)})"
-        return text
+        return text + self._versus()
+
+    def _versus(self) -> str:
+        """The expected and found values, as far as the finding has them: a finding that
+        only states what it found (a hand's net that is not zero-sum) shows no "expected
+        null", which would read as if null had been expected."""
+        if self.expected is None and self.found is None:
+            return ""
+        if self.expected is None:
+            return f" (found {_show(self.found)})"
+        return f" (expected {_show(self.expected)}, found {_show(self.found)})"
 
 
 def _show(value: Any) -> str:
