@@ -43,7 +43,11 @@ def run(args: Sequence[str]) -> bool:
     if log is None:
         return False
     # What the command runs, imported while the collector is paused for the start-up
-    # (mjledger._gc); then the collector is back on for the command.
+    # (mjledger._gc); then the collector is back on for the command. msgspec's core is
+    # all of msgspec the command uses: its package's other modules are left unimported.
+    from mjledger._lazy import core_alone
+
+    core_alone()
     import mjledger.fold.stream
     import mjledger.log.reader  # noqa: F401
 

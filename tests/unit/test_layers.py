@@ -27,6 +27,8 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._command_table",
         "mjledger._streams",
         "mjledger._codecache",
+        "mjledger._msgspec",
+        "mjledger._lazy",
     ),
     ("mjledger.tiles",),
     # The log's values: what a line says, in Python (no rule set is known here).
@@ -302,7 +304,9 @@ def test_replay_json_of_the_console_script_loads_no_click(
     without click (mjledger/_replay_json), and the wait tables are found without OpenSSL's
     hashlib, tempfile or pathlib (tiles/prebuilt); nor any other command's module, the
     store or rich; nor the 0.1 plugins' wrapper (rules/legacy), nor orjson (a short output
-    is indented by msgspec, fold/stream), nor json (no line needed the strict codec)."""
+    is indented by msgspec, fold/stream), nor json (no line needed the strict codec); of
+    msgspec, its core alone (mjledger._lazy.core_alone): not its package's other modules,
+    nor typing_extensions, which msgspec._utils would import."""
     from mjledger.sim.run import simulate
 
     (match,) = simulate(ruleset, hands=3, seed=1)
@@ -316,9 +320,12 @@ def test_replay_json_of_the_console_script_loads_no_click(
         *("click", "hashlib", "_hashlib", "tempfile", "pathlib", "importlib.metadata"),
         *("mjledger.cli", "mjledger.store", "mjledger.explain", "mjledger.sim"),
         *("eventsourcing", "rich", "cattrs", "mjledger.rules.legacy", "orjson", "json"),
+        *("msgspec.json", "msgspec.inspect", "msgspec._json_schema", "msgspec.structs"),
+        *("msgspec.msgpack", "msgspec.toml", "msgspec.yaml", "typing_extensions", "textwrap"),
     )
-    loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt"))
-    assert loaded == ["mjledger.tiles.prebuilt"]  # the tables read, and nothing unwanted
+    loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt", "msgspec._core"))
+    # the tables read, msgspec's core, and nothing unwanted
+    assert loaded == ["mjledger.tiles.prebuilt", "msgspec._core"]
 
 
 def test_the_console_script_takes_anything_else_to_click() -> None:
