@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import sys
 import types
-from importlib import import_module
 from typing import Any
+
+# The import system's own module (importlib._bootstrap, always loaded): importlib.util, which
+# only names its functions, costs more to import than this module's work.
+_bootstrap: Any = sys.modules["_frozen_importlib"]
 
 
 def core_alone() -> None:
@@ -36,7 +39,7 @@ def core_alone() -> None:
     if hidden:
         sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import refused
     try:
-        import_module("msgspec._core")
+        __import__("msgspec._core")
     finally:
         if hidden and "typing_extensions" in sys.modules and not sys.modules["typing_extensions"]:
             del sys.modules["typing_extensions"]
@@ -50,13 +53,11 @@ def deferred(name: str) -> types.ModuleType | None:
     already or cannot be found."""
     if name in sys.modules:
         return None
-    import importlib.util
-
-    spec = importlib.util.find_spec(name)
+    spec = _bootstrap._find_spec(name, None)  # importlib.util.find_spec of a top-level name
     if spec is None or spec.loader is None:
         return None
     loader = spec.loader
-    module = importlib.util.module_from_spec(spec)
+    module: types.ModuleType = _bootstrap.module_from_spec(spec)  # importlib.util's
 
     def run_body(attribute: str) -> Any:
         import _imp
