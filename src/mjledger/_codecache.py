@@ -327,8 +327,16 @@ def _import_attrs(cache: CodeCache) -> None:
     from attrs' compiler is answered by the cache, every other call goes to ``compile`` with
     the future statements its caller would have passed on (``dont_inherit`` then stated, as
     this function's own must not count); ``compile`` is itself again after the import.
+
+    attrs' validators (``attr.validators``, and ``attrs.validators``, which re-exports them)
+    are imported by the package but never used by mjledger: some twenty attrs classes made at
+    import, a tenth of a short ``replay --json`` before mjledger's own modules. They are
+    placed unrun (:func:`mjledger._lazy.deferred`), to run the first time anything asks them
+    for a name (a plug-in's class with ``validator=attrs.validators.instance_of(...)``).
     """
     import builtins
+
+    from mjledger._lazy import deferred
 
     original = builtins.compile
 
@@ -357,6 +365,8 @@ def _import_attrs(cache: CodeCache) -> None:
             return cache.compile(source, filename, flags)
         return original(source, filename, mode, flags, True, optimize, **more)
 
+    deferred("attr.validators")
+    deferred("attrs.validators")
     builtins.compile = compile_
     try:
         import attr  # noqa: F401 - its classes made, their methods compiled as above

@@ -1,5 +1,7 @@
-"""Modules placed in ``sys.modules`` whose bodies run when first asked for a name: msgspec's
-C core without the package's ``__init__`` (the console script's ``replay --json``).
+"""Modules placed in ``sys.modules`` whose bodies run when first asked for a name
+(:func:`deferred`): msgspec's C core without the package's ``__init__`` (the console script's
+``replay --json``), attrs' validators, which mjledger never uses (the console script's import
+of attrs, ``mjledger._codecache``).
 
 ``import msgspec`` runs the package's ``__init__``, which imports every submodule it offers:
 ``msgspec.inspect`` (a struct type for each kind of type), ``msgspec._json_schema`` (with
@@ -53,7 +55,15 @@ def deferred(name: str) -> types.ModuleType | None:
     already or cannot be found."""
     if name in sys.modules:
         return None
-    spec = _bootstrap._find_spec(name, None)  # importlib.util.find_spec of a top-level name
+    parent, _, _ = name.rpartition(".")
+    path = None
+    if parent:  # a submodule: found in its package's folders (the package not imported yet)
+        package = sys.modules.get(parent)
+        found = _bootstrap._find_spec(parent, None) if package is None else package.__spec__
+        path = None if found is None else found.submodule_search_locations
+        if path is None:
+            return None
+    spec = _bootstrap._find_spec(name, path)  # what importlib.util.find_spec finds
     if spec is None or spec.loader is None:
         return None
     loader = spec.loader

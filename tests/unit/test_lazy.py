@@ -105,3 +105,76 @@ def test_replay_json_with_the_core_alone_as_with_the_whole_package(
     log.write_text(data, encoding="utf-8")
     by_click = _console(["replay", "--json", "--", str(log)])
     assert _console(["replay", "--json", str(log)]) == by_click
+
+
+# Run in a fresh interpreter: attrs imported as the console script imports it, its validators
+# deferred; then what a plug-in using them sees, against a plain import of attrs.
+_VALIDATORS_ASKED = """
+import sys
+from mjledger._lazy import deferred
+deferred("attr.validators")
+deferred("attrs.validators")
+import attr, attrs
+unrun = "instance_of" not in vars(attr.validators) and "instance_of" not in vars(attrs.validators)
+@attrs.frozen
+class Point:
+    x: int = attrs.field(validator=attrs.validators.instance_of(int))
+try:
+    Point("1")
+    refused = None
+except TypeError as exc:
+    refused = str(exc)
+from attrs.validators import in_
+print(repr((unrun, sorted(vars(attr.validators)), sorted(vars(attrs.validators)), refused,
+            attrs.validators.in_ is in_ is attr.validators.in_)))
+"""
+
+_VALIDATORS_PLAIN = """
+import attr, attrs
+@attrs.frozen
+class Point:
+    x: int = attrs.field(validator=attrs.validators.instance_of(int))
+try:
+    Point("1")
+    refused = None
+except TypeError as exc:
+    refused = str(exc)
+print(repr((sorted(vars(attr.validators)), sorted(vars(attrs.validators)), refused)))
+"""
+
+
+def test_deferred_validators_run_when_asked_as_a_plain_import_has_them() -> None:
+    unrun, ours, ours_re_exported, refused, same = _python(_VALIDATORS_ASKED)  # type: ignore[misc]
+    assert unrun
+    assert (ours, ours_re_exported, refused) == _python(_VALIDATORS_PLAIN)
+    assert refused is not None
+    assert same
+
+
+_REPORT_UNRUN = (
+    "import atexit, sys\n"
+    "unrun = lambda: [m for m in ('attr.validators', 'attrs.validators')\n"
+    "                 if m in sys.modules and 'instance_of' not in vars(sys.modules[m])]\n"
+    "atexit.register(lambda: print(repr(unrun()), file=sys.stderr))\n"
+    "sys.argv = ['mjledger', *sys.argv[1:]]\n"
+    "from mjledger._console import run\n"
+    "run('python -m mjledger')\n"
+)
+
+
+def test_replay_json_runs_no_validator_module_of_attrs(tmp_path: Path) -> None:
+    """The console script's ``replay --json`` of a tile log never runs attrs' validators'
+    modules (mjledger uses none of them): they stay deferred to its end."""
+    (match,) = simulate("hongkong", hands=3, seed=2)
+    log = tmp_path / "log.jsonl"
+    log.write_text(match.text(), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", _REPORT_UNRUN, "replay", "--json", str(log)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ast.literal_eval(done.stderr.strip().splitlines()[-1]) == [
+        "attr.validators",
+        "attrs.validators",
+    ]
