@@ -21,6 +21,10 @@ when it was compiled, to give exactly what compiling the source with other salts
 length (of either sign) gives (:meth:`CodeCache.compile`). Nearly all salts are 18 to 20
 characters long, so after a few runs nearly every start-up finds all it needs.
 
+The regular expressions the process compiles are kept in the same file (:class:`KeptPatterns`):
+the program re's parser and compiler make of a pattern, given back to ``_sre.compile`` when re
+first asks its cache for that pattern in a later process.
+
 Only the console script installs it (:func:`install`, from ``mjledger._console``); the
 library, the tests and the service compile as attrs does. Where attrs has no
 ``_make._compile_and_eval`` of the expected form, nothing is changed.
