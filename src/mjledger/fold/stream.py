@@ -20,7 +20,7 @@ from mjledger._msgspec import EncodeError, JSONEncoder, json_format
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState
 from mjledger.fold.match import MatchFold, MatchState, start, streak_after
-from mjledger.fold.replay import hand_to_json
+from mjledger.fold.output import hand_to_json
 from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HandJson, QuickHand, QuickHands, Undecided
