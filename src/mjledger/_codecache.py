@@ -21,6 +21,10 @@ when it was compiled, to give exactly what compiling the source with other salts
 length (of either sign) gives (:meth:`CodeCache.compile`). Nearly all salts are 18 to 20
 characters long, so after a few runs nearly every start-up finds all it needs.
 
+The regular expressions the process compiles are kept in the same file (:class:`KeptPatterns`):
+the program re's parser and compiler make of a pattern, given back to ``_sre.compile`` when re
+first asks its cache for that pattern in a later process.
+
 Only the console script installs it (:func:`install`, from ``mjledger._console``); the
 library, the tests and the service compile as attrs does. Where attrs has no
 ``_make._compile_and_eval`` of the expected form, nothing is changed.
@@ -28,12 +32,15 @@ library, the tests and the service compile as attrs does. Where attrs has no
 
 import __future__
 
+import _sre  # type: ignore[import-not-found]  # re's engine, which compiles a program
 import atexit
 import contextlib
 import marshal
 import os
+import re
 import sys
 import types
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 # attrs' __hash__ starts its tuple with the class's salt: the next line holds one int literal.
@@ -49,7 +56,8 @@ _FUTURE_FLAGS: Final[int] = sum(
 # Beyond this many entries a save keeps only what the process used (old sources fall away).
 _MOST: Final = 4096
 
-Key = tuple[str, str, int]
+# (source, file name, flags) of code; (pattern, PATTERNS' file name, flags) of a pattern.
+Key = tuple[str | bytes, str, int]
 # The salt the code was compiled with (None: no salt), and the code as ``marshal`` writes it:
 # read back only when its source comes (a command makes a fraction of the classes kept).
 Entry = tuple[int | None, bytes]
@@ -85,6 +93,8 @@ class CodeCache:
         self.entries: dict[Key, Entry] = read(path)
         self.used: dict[Key, Entry] = {}
         self.added = False
+        # re's cache of compiled patterns, where :func:`install` made it answer from here
+        self.patterns: KeptPatterns | None = None
 
     def compile(self, source: str, filename: str, flags: int) -> types.CodeType:
         """What ``compile(source, filename, "exec", flags, dont_inherit=True)`` gives."""
@@ -108,9 +118,44 @@ class CodeCache:
             self.added = True
         return code
 
+    def pattern(self, pattern: str | bytes, flags: int) -> re.Pattern[Any] | None:
+        """What ``re.compile(pattern, flags)`` gives, if it was kept; else None."""
+        key = (pattern, _pattern_file(), flags)
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        try:
+            compiled: re.Pattern[Any] = _sre.compile(pattern, *marshal.loads(entry[1]))
+        except Exception:  # a spoiled entry: re compiles it as ever
+            return None
+        self.used[key] = entry
+        return compiled
+
+    def keep_patterns(self, compiled: Iterable[tuple[Any, re.Pattern[Any]]]) -> None:
+        """Keep the patterns of ``compiled`` (re's cache: ``(type, pattern, flags)`` and the
+        compiled pattern) not kept yet, each only if the program re's parser and compiler
+        make of it now rebuilds a pattern equal to the one re made (the flags, the pattern
+        and the compiled program, as ``==`` compares them, and the group names), and only
+        if making it warns of nothing (a pattern that warns is left to warn every time)."""
+        for (kind, pattern, flags), made in compiled:
+            if kind not in (str, bytes) or type(pattern) is not kind or type(flags) is not int:
+                continue
+            key = (pattern, _pattern_file(), flags)
+            if key in self.entries or flags & ~_ORDINARY_FLAGS:
+                continue
+            program = _program(pattern, flags)
+            if program is None:
+                continue
+            rebuilt = _sre.compile(pattern, *program)
+            if rebuilt == made and rebuilt.groupindex == made.groupindex:
+                self.entries[key] = self.used[key] = (None, marshal.dumps(program))
+                self.added = True
+
     def save(self) -> bool:
         """Keep the entries in the file (written whole, or not at all) if any were added;
         False where it cannot be written (nothing is then kept)."""
+        if self.patterns is not None:
+            self.keep_patterns(self.patterns.compiled())
         if not self.added:
             return False
         kept = self.entries if len(self.entries) <= _MOST else self.used
@@ -247,6 +292,7 @@ def install(path: str | None = None, command: str = "") -> CodeCache | None:
     if _installed:
         return _installed[0]
     cache = CodeCache(cache_file(command) if path is None else path)
+    cache.patterns = KeptPatterns.install(cache)
     if "attr" not in sys.modules:
         _import_attrs(cache)
     from attr import _make
@@ -254,6 +300,8 @@ def install(path: str | None = None, command: str = "") -> CodeCache | None:
     original = getattr(_make, "_compile_and_eval", None)
     code = getattr(original, "__code__", None)
     if code is None or code.co_varnames[:4] != ("script", "globs", "locs", "filename"):
+        if cache.patterns is not None:
+            cache.patterns.uninstall()
         return None
     flags = future_flags(code)
 
@@ -283,8 +331,16 @@ def _import_attrs(cache: CodeCache) -> None:
     from attrs' compiler is answered by the cache, every other call goes to ``compile`` with
     the future statements its caller would have passed on (``dont_inherit`` then stated, as
     this function's own must not count); ``compile`` is itself again after the import.
+
+    attrs' validators (``attr.validators``, and ``attrs.validators``, which re-exports them)
+    are imported by the package but never used by mjledger: some twenty attrs classes made at
+    import, a tenth of a short ``replay --json`` before mjledger's own modules. They are
+    placed unrun (:func:`mjledger._lazy.deferred`), to run the first time anything asks them
+    for a name (a plug-in's class with ``validator=attrs.validators.instance_of(...)``).
     """
     import builtins
+
+    from mjledger._lazy import deferred
 
     original = builtins.compile
 
@@ -313,8 +369,105 @@ def _import_attrs(cache: CodeCache) -> None:
             return cache.compile(source, filename, flags)
         return original(source, filename, mode, flags, True, optimize, **more)
 
+    deferred("attr.validators")
+    deferred("attrs.validators")
     builtins.compile = compile_
     try:
         import attr  # noqa: F401 - its classes made, their methods compiled as above
     finally:
         builtins.compile = original
+
+
+# --- compiled patterns ----------------------------------------------------------------------
+# Compiling a regular expression is Python code (re's parser and compiler); the modules a
+# short command imports compile some twenty at import (platform's, tokenize's, mjledger's),
+# about 11 M instructions of a Hong Kong match's ``replay --json``. re hands the program it
+# compiled to ``_sre.compile``; that program is kept here, with the pattern's flags and
+# groups, and given back to ``_sre.compile`` in a later process when re first asks its cache
+# of compiled patterns for that pattern (the cache's ``__missing__``: re itself is as it is).
+
+# Flags whose patterns are kept: re.TEMPLATE warns and re.DEBUG prints as they compile, and a
+# re.LOCALE pattern is left to re.
+_ORDINARY_FLAGS: Final = int(
+    re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE | re.VERBOSE | re.ASCII
+)
+
+
+def _pattern_file() -> str:
+    """The file name of a pattern's key: no code's, and naming the version of re's programs
+    (``_sre.MAGIC``) they were compiled for."""
+    return f"<re pattern, sre {_sre.MAGIC}>"
+
+
+def _program(pattern: str | bytes, flags: int) -> tuple[Any, ...] | None:
+    """What re's compiler (``re._compiler.compile``) passes ``_sre.compile`` after the
+    pattern: its flags, program, group count, group names both ways; None where making it
+    fails or warns."""
+    import warnings
+
+    try:
+        _compiler, _parser = sys.modules["re._compiler"], sys.modules["re._parser"]
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            parsed = _parser.parse(pattern, flags)
+            code = _compiler._code(parsed, flags)
+    except Exception:  # not kept: re compiles it as ever
+        return None
+    if warned:
+        return None
+    state = parsed.state
+    names = dict(state.groupdict)
+    index: list[str | None] = [None] * state.groups
+    for name, number in names.items():
+        index[number] = name
+    # the program's opcodes are re's named int constants: as plain ints, marshal keeps them
+    program = [int(word) for word in code]
+    return (int(flags | state.flags), program, state.groups - 1, names, tuple(index))
+
+
+class KeptPatterns(dict[Any, Any]):
+    """re's first cache of compiled patterns (``re._cache``; ``re._cache2`` where there are
+    two), answering a pattern it has not got from the kept entries, as re would store it."""
+
+    def __init__(self, cache: CodeCache, name: str, items: dict[Any, Any]) -> None:
+        super().__init__(items)
+        self.cache = cache
+        self.name = name
+        self.limit = getattr(re, "_MAXCACHE2" if name == "_cache2" else "_MAXCACHE", 256)
+
+    @classmethod
+    def install(cls, cache: CodeCache) -> "KeptPatterns | None":
+        """re's cache replaced by one answering from ``cache``; None, nothing changed, where
+        re has no cache of the expected form."""
+        name = "_cache2" if "_cache2" in vars(re) else "_cache"
+        found = getattr(re, name, None)
+        if type(found) is not dict:
+            return None
+        kept = cls(cache, name, found)
+        setattr(re, name, kept)
+        return kept
+
+    def uninstall(self) -> None:
+        if getattr(re, self.name, None) is self:
+            setattr(re, self.name, dict(self))
+
+    def __missing__(self, key: Any) -> re.Pattern[Any]:
+        kind, pattern, flags = key
+        if kind not in (str, bytes) or type(pattern) is not kind or type(flags) is not int:
+            raise KeyError(key)
+        if flags & ~_ORDINARY_FLAGS:
+            raise KeyError(key)
+        compiled = self.cache.pattern(pattern, flags)
+        if compiled is None:
+            raise KeyError(key)  # re compiles it, and stores it here
+        if len(self) >= self.limit:  # as re drops its oldest
+            with contextlib.suppress(StopIteration, RuntimeError, KeyError):
+                del self[next(iter(self))]
+        self[key] = compiled
+        return compiled
+
+    def compiled(self) -> Iterator[tuple[Any, re.Pattern[Any]]]:
+        """Every pattern re compiled or was given in this process and still holds."""
+        yield from self.items()
+        if self.name == "_cache2":  # re's other cache holds those it dropped from this one
+            yield from getattr(re, "_cache", {}).items()

@@ -53,6 +53,11 @@ def _nothing() -> None:
     pass
 
 
+def is_one_command_process() -> bool:
+    """Whether :func:`one_command_process` said this process runs one command and ends."""
+    return _one_command[0]
+
+
 def one_command_process() -> None:
     """The collector off while a one-command process imports what it runs; what that made
     (modules, classes, the generated methods of attrs classes: objects that live as long as

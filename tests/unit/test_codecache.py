@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import types
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -164,10 +166,13 @@ cache = _codecache.install(sys.argv[1])
 import attr
 from attr import _make
 from mjledger.log import events
-kinds = sorted({k[1].split()[-1] for k in cache.used})
+patterns = [k for k in cache.used if k[1] == _codecache._pattern_file()]
+code = [k for k in cache.used if k not in patterns]
+kinds = sorted({k[1].split()[-1] for k in code})
 print(json.dumps({
     "restored": builtins.compile is original,
-    "used": len(cache.used),
+    "used": len(code),
+    "patterns": len(patterns),
     "added": cache.added,
     "kinds": kinds,
     "hash": repr(events.HandStarted.__hash__.__code__.co_consts),
@@ -193,10 +198,12 @@ def test_a_process_reads_back_what_another_kept(tmp_path: Path) -> None:
     first = run("1")
     assert first["restored"]
     assert first["added"]
+    assert first["patterns"] == 0  # the patterns it compiled are kept as it ends
     second = run("1")
     assert second["restored"]
     assert not second["added"]
     assert second["used"] == first["used"] > 20
+    assert second["patterns"] >= 9  # platform's, as attrs imports it, and mjledger's
     assert "attr._make.Attribute>" in second["kinds"]  # attrs' own classes' too
     assert "mjledger.log.events.HandStarted>" in second["kinds"]
     other = run("2")  # another seed: salts of other lengths compiled, the rest read back
@@ -265,3 +272,121 @@ def test_a_word_that_names_no_command_names_no_file(tmp_path: Path) -> None:
     assert out.returncode == 2  # click: no such command
     made = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert made in ([], [f"cache/mjledger/code-{sys.implementation.cache_tag}.bin"])
+
+
+# --- compiled patterns ----------------------------------------------------------------------
+
+_ATOMS = st.sampled_from(
+    ["a", "b", "ab", ".", r"\d", r"\w", r"\s", r"\b", "[a-c]", "[^b]", "[a-]", r"\.", "é", "^", "$"]
+)
+
+
+def _regexes() -> st.SearchStrategy[str]:
+    """Random well-formed regular expressions: groups (named, not capturing, lookahead),
+    alternation, quantifiers (lazy too), back references to a named group."""
+
+    def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.one_of(
+            st.tuples(inner, inner).map("".join),
+            st.tuples(inner, inner).map("|".join),
+            inner.map(lambda r: f"({r})"),
+            inner.map(lambda r: f"(?:{r})"),
+            inner.map(lambda r: f"(?={r})"),
+            st.tuples(names, inner).map(lambda p: f"(?P<{p[0]}>{p[1]})(?P={p[0]})"),
+            st.tuples(inner, st.sampled_from(["*", "+", "?", "*?", "{1,3}", "{2}"])).map(
+                lambda p: f"(?:{p[0]}){p[1]}"
+            ),
+        )
+
+    return st.recursive(_ATOMS, grow, max_leaves=8)
+
+
+_FLAGS = st.sets(st.sampled_from([re.IGNORECASE, re.MULTILINE, re.DOTALL, re.VERBOSE])).map(
+    lambda chosen: sum(int(flag) for flag in chosen)
+)
+
+
+def _same_pattern(kept: re.Pattern[Any] | None, made: re.Pattern[Any]) -> None:
+    assert kept is not None
+    assert kept == made  # the flags, the pattern and the compiled program
+    assert (kept.pattern, kept.flags, kept.groups) == (made.pattern, made.flags, made.groups)
+    assert kept.groupindex == made.groupindex
+
+
+@settings(max_examples=200, deadline=None)
+@given(_regexes() | st.text("ab()[]|*+?{}^$.\\-PxN<>=:", max_size=12), _FLAGS, st.booleans())
+def test_a_kept_pattern_is_what_re_compiles(pattern: str, flags: int, as_bytes: bool) -> None:
+    """A pattern kept (the program re's parser and compiler make, with its flags and groups)
+    and given back is equal to re's own and matches as it does; a pattern re refuses is
+    refused as ever, for nothing of it is kept."""
+    source: str | bytes = pattern.encode() if as_bytes and pattern.isascii() else pattern
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            made = re.compile(source, flags)
+    except re.error:
+        return
+    cache = CodeCache(os.devnull)
+    cache.keep_patterns([((type(source), source, flags), made)])
+    kept = cache.pattern(source, flags)
+    if kept is None:  # it warned: left to re
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            re._compiler.compile(source, flags)  # type: ignore[attr-defined]
+        assert warned
+        return
+    _same_pattern(kept, made)
+    for text in ("", "a", "ab", "abba", "b.a1 é", "aab\nba", "ABAB"):
+        subject: str | bytes = text.encode() if isinstance(source, bytes) else text
+        if isinstance(source, bytes) and not text.isascii():
+            continue
+        assert kept.findall(subject) == made.findall(subject)
+        assert repr(kept.fullmatch(subject)) == repr(made.fullmatch(subject))
+
+
+def test_patterns_kept_are_read_back_and_the_odd_ones_left_to_re(tmp_path: Path) -> None:
+    """Kept patterns come back from the file; one that warns as it compiles (a nested set),
+    one of an unordinary flag (re.LOCALE) and a spoiled entry are re's to compile."""
+    path = str(tmp_path / "code.bin")
+    cache = CodeCache(path)
+    # re's cache holds its flags as ints
+    plain = [(r"(?P<kind>[mps])(\d)+", 0), (rb"^\w+\Z", int(re.A)), ("a.b", int(re.S | re.I))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        odd = [("[[a]", 0), (rb"\w+", int(re.LOCALE))]
+        made = {(p, f): re.compile(p, f) for p, f in [*plain, *odd]}
+    cache.keep_patterns(((type(p), p, f), m) for (p, f), m in made.items())
+    assert cache.save()
+    again = CodeCache(path)
+    for p, f in plain:
+        _same_pattern(again.pattern(p, f), made[p, f])
+    for p, f in odd:
+        assert again.pattern(p, f) is None
+    key = (plain[0][0], _codecache._pattern_file(), plain[0][1])
+    again.entries[key] = (None, b"not a program")
+    assert again.pattern(*plain[0]) is None
+
+
+def test_re_asks_the_kept_patterns_first() -> None:
+    """Installed in ``re``, a kept pattern is given to ``re.compile`` without re's compiler
+    running; anything else re compiles (and holds) as ever; uninstalled, re's cache is a plain
+    dict again, holding what it held."""
+    cache = CodeCache(os.devnull)
+    source = f"kept-{os.getpid()}-(x+)"
+    cache.keep_patterns([((str, source, 0), re.compile(source))])
+    re.purge()
+    kept = _codecache.KeptPatterns.install(cache)
+    assert kept is not None
+    try:
+        from unittest import mock
+
+        with mock.patch.object(re._compiler, "compile", side_effect=AssertionError):  # type: ignore[attr-defined]
+            found = re.compile(source)
+        assert found.fullmatch(f"kept-{os.getpid()}-xx")
+        other = re.compile(f"other-{os.getpid()}")
+        assert re.compile(f"other-{os.getpid()}") is other
+    finally:
+        kept.uninstall()
+    name = "_cache2" if "_cache2" in vars(re) else "_cache"
+    assert type(getattr(re, name)) is dict
+    assert re.compile(source) is found

@@ -27,6 +27,8 @@ LAYERS: list[tuple[str, ...]] = [
         "mjledger._command_table",
         "mjledger._streams",
         "mjledger._codecache",
+        "mjledger._msgspec",
+        "mjledger._lazy",
     ),
     ("mjledger.tiles",),
     # The log's values: what a line says, in Python (no rule set is known here).
@@ -278,6 +280,7 @@ def test_replay_json_loads_neither_the_store_nor_rich_nor_plugins(example: str) 
         *("eventsourcing", "rich", "litestar", "cattrs", "tempfile", "importlib.metadata"),
         *("mjledger.rules.legacy", "orjson"),  # no 0.1 plugin; a short output takes msgspec
         "json",  # every line read by the fast decoder: no strict decoder made
+        "mjledger.rules.explained_values",  # nobody asks to explain: no note is made
     )
     assert _loaded_by(["replay", "--json", str(log)], unwanted) == []
 
@@ -302,7 +305,9 @@ def test_replay_json_of_the_console_script_loads_no_click(
     without click (mjledger/_replay_json), and the wait tables are found without OpenSSL's
     hashlib, tempfile or pathlib (tiles/prebuilt); nor any other command's module, the
     store or rich; nor the 0.1 plugins' wrapper (rules/legacy), nor orjson (a short output
-    is indented by msgspec, fold/stream), nor json (no line needed the strict codec)."""
+    is indented by msgspec, fold/stream), nor json (no line needed the strict codec); of
+    msgspec, its core alone (mjledger._lazy.core_alone): not its package's other modules,
+    nor typing_extensions, which msgspec._utils would import."""
     from mjledger.sim.run import simulate
 
     (match,) = simulate(ruleset, hands=3, seed=1)
@@ -316,9 +321,14 @@ def test_replay_json_of_the_console_script_loads_no_click(
         *("click", "hashlib", "_hashlib", "tempfile", "pathlib", "importlib.metadata"),
         *("mjledger.cli", "mjledger.store", "mjledger.explain", "mjledger.sim"),
         *("eventsourcing", "rich", "cattrs", "mjledger.rules.legacy", "orjson", "json"),
+        *("msgspec.json", "msgspec.inspect", "msgspec._json_schema", "msgspec.structs"),
+        *("msgspec.msgpack", "msgspec.toml", "msgspec.yaml", "typing_extensions", "textwrap"),
+        "mjledger.fold.replay",  # the whole-log replay: its hands' output is fold.output's
+        "mjledger.rules.explained_values",  # nobody asks to explain: no note is made
     )
-    loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt"))
-    assert loaded == ["mjledger.tiles.prebuilt"]  # the tables read, and nothing unwanted
+    loaded = _loaded_by_console(args, (*unwanted, "mjledger.tiles.prebuilt", "msgspec._core"))
+    # the tables read, msgspec's core, and nothing unwanted
+    assert loaded == ["mjledger.tiles.prebuilt", "msgspec._core"]
 
 
 def test_the_console_script_takes_anything_else_to_click() -> None:
@@ -381,3 +391,14 @@ def test_replay_json_compiles_no_pattern_of_a_problem(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(match.text().replace('"players": ["', '"players": ["\\u0007', 1))
     assert "mjledger._checks:_NOT_IN_ID" in _compiled_by_console(["replay", "--json", str(bad)])
+
+
+def test_the_explanations_values_come_when_asked_for() -> None:
+    """``mjledger.rules.explained`` offers the values a note is made of (declared in
+    ``explained_values``, made when first asked for), and nothing else it has not got."""
+    from mjledger.rules import explained, explained_values
+
+    for name in ("Term", "Amounts", "Why", "Batch", "Due", "NotedDue", "Params"):
+        assert getattr(explained, name) is getattr(explained_values, name)
+    with pytest.raises(AttributeError):
+        explained.Nothing  # noqa: B018 - the lookup is the test

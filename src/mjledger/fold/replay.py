@@ -16,6 +16,8 @@ from mjledger._gc import gc_paused
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState, Transfer, net_of
 from mjledger.fold.match import MatchFold, MatchState, finish, start
+from mjledger.fold.output import hand_to_json as hand_to_json
+from mjledger.fold.output import transfer_to_json as transfer_to_json
 from mjledger.log.events import Event
 from mjledger.log.reader import iter_log, iter_text
 from mjledger.rules.house import rules_to_json
@@ -93,28 +95,6 @@ def __getattr__(name: str) -> Any:
     if name == "OUTPUT":
         return output_converter()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def transfer_to_json(t: Transfer) -> dict[str, Any]:
-    """``OUTPUT.unstructure(t)``, spelled out: a replay writes one for every transfer, and the
-    converter's generic dispatch was a tenth of the time ``replay --json`` took."""
-    return {"from": t.payer, "to": t.payee, "amount": t.amount, "reason": t.reason, "line": t.line}
-
-
-def hand_to_json(hand: HandState) -> dict[str, Any]:
-    return {
-        "number": hand.number,
-        "dealer": hand.dealer,
-        "dealer_streak": hand.dealer_streak,
-        "round_wind": hand.round_wind,
-        "outcome": hand.outcome,
-        "winners": list(hand.winners),
-        "transfers": [transfer_to_json(t) for t in hand.transfers],
-        "net": hand.net(),
-        "next_dealer": hand.next_dealer,
-        # Table stakes (variants.md): each player's balance after the hand.
-        **({} if hand.stakes is None else {"balances": hand.stakes.as_dict()}),
-    }
 
 
 class Replayer:

@@ -15,12 +15,12 @@ from itertools import chain
 from typing import Any, Final
 
 import attrs
-import msgspec
 
+from mjledger._msgspec import EncodeError, JSONEncoder, json_format
 from mjledger.errors import FormatError, MjledgerError
 from mjledger.fold.hand import HandState
 from mjledger.fold.match import MatchFold, MatchState, start, streak_after
-from mjledger.fold.replay import hand_to_json
+from mjledger.fold.output import hand_to_json
 from mjledger.log.events import Event, HandStarted
 from mjledger.rules.house import rules_to_json
 from mjledger.rules.protocol import HandJson, QuickHand, QuickHands, Undecided
@@ -117,7 +117,7 @@ class HandStream:
             yield last
 
 
-_ENCODER: Final = msgspec.json.Encoder()
+_ENCODER: Final = JSONEncoder()
 
 
 def dumps_indented(value: Any, *, long: bool = False) -> bytes:
@@ -132,8 +132,8 @@ def dumps_indented(value: Any, *, long: bool = False) -> bytes:
             import orjson
 
             return orjson.dumps(value, option=orjson.OPT_INDENT_2)
-        return msgspec.json.format(_ENCODER.encode(value), indent=2)
-    except (TypeError, UnicodeError, msgspec.EncodeError):
+        return json_format(_ENCODER.encode(value), indent=2)
+    except (TypeError, UnicodeError, EncodeError):
         import json
 
         return json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8")

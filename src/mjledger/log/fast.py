@@ -49,9 +49,9 @@ from typing import (
 )
 
 import attrs
-import msgspec
 
 from mjledger import _checks as check
+from mjledger import _msgspec as msgspec
 from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
 from mjledger.log.codec import check_ruleset_name, decode_line, read_house_rules
@@ -341,7 +341,7 @@ class ObjectDecoder:
         self, cls: type, extra: Sequence[tuple[str, Any]] = (), *, trusted: bool = False
     ) -> None:
         struct, self._build = _event_struct(cls, extra, trusted=trusted)
-        self._decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
+        self._decode: Callable[[bytes], Any] = msgspec.JSONDecoder(struct).decode
         names = [name for name, _ in extra]
         self._extra: Callable[[Any], tuple[Any, ...]] = (
             (lambda _: ()) if not names else _as_tuple(operator.attrgetter(*names), len(names))
@@ -379,8 +379,8 @@ class FastDecoder:
             structs.append(struct)
             self.builders[struct] = build
         union = _union(structs)
-        self._one = msgspec.json.Decoder(union)
-        self._encode = msgspec.json.Encoder().encode
+        self._one = msgspec.JSONDecoder(union)
+        self._encode = msgspec.JSONEncoder().encode
         self._seen: dict[bytes, Event] = {}
 
     def decode_batch(self, lines: Sequence[bytes]) -> list[Event | None] | None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
-import msgspec
-
+from mjledger._msgspec import JSONEncoder
 from mjledger._text import compiled_when_used, shown
 from mjledger.errors import FormatError
 
@@ -46,7 +45,7 @@ def canonical_bytes(data: dict[str, Any]) -> bytes:
         return _canonical_text(data).encode("utf-8")
 
 
-_ENCODE: Final = msgspec.json.Encoder(order="sorted").encode
+_ENCODE: Final = JSONEncoder(order="sorted").encode
 
 
 def _canonical_text(data: dict[str, Any]) -> str:

@@ -14,24 +14,24 @@ Nothing here knows a rule set; a plugin that notes nothing is explained from its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
-from attrs import field, frozen
+if TYPE_CHECKING:
+    from mjledger.rules.explained_values import Amounts as Amounts
+    from mjledger.rules.explained_values import Batch as Batch
+    from mjledger.rules.explained_values import Due as Due
+    from mjledger.rules.explained_values import NotedDue as NotedDue
+    from mjledger.rules.explained_values import Params as Params
+    from mjledger.rules.explained_values import Term as Term
+    from mjledger.rules.explained_values import Why as Why
 
 
 def N_(message_id: str) -> str:  # noqa: N802 - the gettext convention for "mark only"
     """Mark a message id for extraction (``pybabel extract -k N_``); returns it unchanged."""
     return message_id
-
-
-@frozen
-class Term:
-    """A word to translate inside a sentence (a kong's kind, a suit, a table's name)."""
-
-    id: str
 
 
 # Each kind of kong, as a word inside a sentence.
@@ -40,69 +40,6 @@ KONG_TERMS: Final = {
     "added": N_("kong.added"),
     "concealed": N_("kong.concealed"),
 }
-
-
-@frozen
-class Amounts:
-    """Amounts by player (``bo 2, cy 3``), each number formatted for the reader's locale."""
-
-    items: tuple[tuple[str, int], ...]
-
-
-class Due(Protocol):
-    """What a batch of dues is made of: the hand's transfers, before table stakes (a
-    :class:`mjledger.rules.values.Transfer`; this module sits below the values)."""
-
-    @property
-    def payer(self) -> str: ...
-
-    @property
-    def payee(self) -> str: ...
-
-    @property
-    def amount(self) -> int: ...
-
-
-class NotedDue(Due, Protocol):
-    """A due as a hook notes it: with its transfer reason and the line that caused it."""
-
-    @property
-    def reason(self) -> str: ...
-
-    @property
-    def line(self) -> int | None: ...
-
-
-# A sentence's placeholder values: a player or free text, a number, players or lines, a term.
-Params = Mapping[str, object]
-
-
-@frozen
-class Why:
-    """One step of a settlement's arithmetic, as the code that computed it states it.
-
-    ``sentences`` are ``(message id, params)`` pairs; ``operands`` the inputs and results by
-    name; ``dues`` the transfers this arithmetic gives, before table stakes, or None for the
-    payments the hook returns (the fold makes them the event's batch of dues). A step that
-    belongs to another line than the event being folded (the close of a run of wins) names
-    its ``event`` and ``line``, with ``at_event`` false.
-    """
-
-    sentences: tuple[tuple[str, Params], ...]
-    operands: Mapping[str, object] = field(factory=dict)
-    dues: tuple[NotedDue, ...] | None = ()
-    event: str | None = None
-    line: int | None = None
-    at_event: bool = True
-
-
-@frozen
-class Batch:
-    """One batch of dues (variants.md, "Each event settles as one batch") and what was paid
-    of it, due by due, in order (a due cut to nothing is missing from ``paid``)."""
-
-    dues: tuple[NotedDue, ...]
-    paid: tuple[NotedDue, ...]
 
 
 class Notes:
@@ -115,6 +52,8 @@ class Notes:
         self.items.append(why)
 
     def batch(self, dues: Sequence[NotedDue], paid: Sequence[NotedDue]) -> None:
+        from mjledger.rules.explained_values import Batch
+
         self.items.append(Batch(tuple(dues), tuple(paid)))
 
     def take(self) -> list[Why | Batch]:
@@ -140,3 +79,21 @@ def explaining() -> Iterator[Notes]:
         yield kept
     finally:
         _NOTES.reset(token)
+
+
+# The values a note is made of, made the first time one is asked for: a replay nobody asks to
+# explain never notes one (its hooks find :func:`notes` None), so it never makes their classes.
+_VALUES: Final = frozenset({"Term", "Amounts", "Due", "NotedDue", "Params", "Why", "Batch"})
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`Term`, :class:`Amounts`, :class:`Why`, :class:`Batch` and the dues they name
+    (:class:`Due`, :class:`NotedDue`, ``Params``), from :mod:`mjledger.rules.explained_values`,
+    where they are declared."""
+    if name in _VALUES:
+        from mjledger.rules import explained_values
+
+        value = getattr(explained_values, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

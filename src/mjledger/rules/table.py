@@ -15,7 +15,7 @@ contradicts the assertion.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Final, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, Self, TypeVar
 
 import attrs
 from attrs import frozen
@@ -23,9 +23,11 @@ from attrs import frozen
 from mjledger._checks import HOUSE_RULE, one_of
 from mjledger.errors import FormatError
 from mjledger.rules import explained
-from mjledger.rules.explained import Due
 
-D = TypeVar("D", bound=Due)
+if TYPE_CHECKING:
+    from mjledger.rules.explained import Due
+
+D = TypeVar("D", bound="Due")  # the protocol named, not imported: explained_values is lazy
 
 StakesLeftover = Literal["after_payer", "lowest_seat"]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from mjledger.rules.explained import KONG_TERMS, N_, Notes, Term, Why
+from mjledger.rules import explained
+from mjledger.rules.explained import KONG_TERMS, N_, Notes
 from mjledger.rules.hongkong import scoring
 from mjledger.rules.hongkong.options import HongKongRules
 from mjledger.rules.protocol import Payments, WinContext
@@ -25,7 +26,7 @@ def worth(rules: HongKongRules, fan: int | None, limit: bool) -> tuple[Sentence,
     params: dict[str, object] = {
         "counted": counted,
         "units": units,
-        "table": Term(TABLE_TERMS[rules.table]),
+        "table": explained.Term(TABLE_TERMS[rules.table]),
         "points_per_unit": rules.points_per_unit,
         "share": share,
     }
@@ -70,7 +71,7 @@ def win(
         total = sum(p[1] for p in payments)
         sentences.append((N_("liability.hongkong"), {"liable": context.liable, "amount": total}))
         operands.update(liable=context.liable, amount=total)
-    notes.why(Why(tuple(sentences), operands, None))
+    notes.why(explained.Why(tuple(sentences), operands, None))
 
 
 def _self_draw(
@@ -118,17 +119,19 @@ def false_win(notes: Notes, rules: HongKongRules, player: str, dues: Sequence[Tr
     pays = (N_("false_win.hongkong"), {**params, "share": operands["share"], "amount": amount})
     operands.update(player=player, payees=list(payees), shares=scoring.FALSE_WIN_SHARES)
     operands["amount"] = amount
-    notes.why(Why((pays, worth_sentence), operands, tuple(dues)))
+    notes.why(explained.Why((pays, worth_sentence), operands, tuple(dues)))
 
 
 def kong(notes: Notes, player: str, kind: str) -> None:
     """A Hong Kong kong is recorded and pays nothing (it scores as fan)."""
-    params = {"player": player, "kong": Term(KONG_TERMS[kind])}
+    params = {"player": player, "kong": explained.Term(KONG_TERMS[kind])}
     notes.why(
-        Why(((N_("kong_declared.hongkong"), params),), {"player": player, "kind": kind}, None)
+        explained.Why(
+            ((N_("kong_declared.hongkong"), params),), {"player": player, "kind": kind}, None
+        )
     )
 
 
 def wall(notes: Notes) -> None:
     """The wall runs out with no winner: void, nobody pays."""
-    notes.why(Why(((N_("wall_exhausted.hongkong"), {}),)))
+    notes.why(explained.Why(((N_("wall_exhausted.hongkong"), {}),)))

@@ -7,15 +7,19 @@ None). The operands are the ones the amounts were computed from, read off
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from mjledger.rules.explained import KONG_TERMS, N_, Amounts, Notes, Term, Why
+from mjledger.rules import explained
+from mjledger.rules.explained import KONG_TERMS, N_, Notes
 from mjledger.rules.payout import even_parts, next_in_turn
 from mjledger.rules.protocol import WallFacts, WinContext
 from mjledger.rules.sichuan import scoring
 from mjledger.rules.sichuan.options import SichuanRules
 from mjledger.rules.sichuan.settle import Check, kongs_passing
 from mjledger.rules.values import HandView, OpenWins, Reason, Transfer
+
+if TYPE_CHECKING:
+    from mjledger.rules.explained import Why
 
 SELF_DRAW_BONUS: Final = {
     "base": N_("self_drawn.sichuan.base"),
@@ -57,7 +61,7 @@ def discard_win(notes: Notes, rules: SichuanRules, context: WinContext, fan: int
         if context.robbing_kong
         else N_("won_on_discard.sichuan")
     )
-    notes.why(Why(((key, params),), operands, None))
+    notes.why(explained.Why(((key, params),), operands, None))
 
 
 def self_draw(
@@ -77,7 +81,7 @@ def self_draw(
         feeder = {"feeder": context.fed_by, "amount": amount}
         sentences.append((N_("self_drawn.sichuan.feeder_pays"), feeder))
         operands["feeder"] = context.fed_by
-    notes.why(Why(tuple(sentences), operands, None))
+    notes.why(explained.Why(tuple(sentences), operands, None))
 
 
 def kong(
@@ -105,7 +109,7 @@ def kong(
         params["discarder"] = fed_by
     operands = {**params, "payers": list(payers), "kind": kind}
     operands["kong_money_may_pass"] = rules.kong_money_passing
-    notes.why(Why(((key, params),), operands, None))
+    notes.why(explained.Why(((key, params),), operands, None))
 
 
 def passing(
@@ -144,7 +148,9 @@ def passing(
         shares = _shares(rules, hand, run, total)
         operands.update({k: v for k, v in shares.items() if k != "count" or "paid" in shares})
     line = run.winners[0][1]
-    notes.why(Why(tuple(sentences), operands, tuple(passed), "won_on_discard", line, False))
+    notes.why(
+        explained.Why(tuple(sentences), operands, tuple(passed), "won_on_discard", line, False)
+    )
 
 
 def _shares(rules: SichuanRules, hand: HandView, run: OpenWins, total: int) -> dict[str, object]:
@@ -196,7 +202,7 @@ def wall(
     pigs = tuple(p for p, s in states.items() if s.flower_pig)
     if pigs and not rules.not_ready_includes_pigs:
         sentences.append((N_("not_ready.pigs_left_out"), {"pigs": pigs}))
-    notes.why(Why(tuple(sentences), {"still_in": facts}))
+    notes.why(explained.Why(tuple(sentences), {"still_in": facts}))
     for reason, player, _, dues in checks:
         if reason == "flower_pig" and dues:
             notes.why(_pig(rules, player, dues, line))
@@ -225,7 +231,7 @@ def _pig(
     operands = {"player": pig, "payees": list(payees), "base": rules.base}
     operands.update(fan_cap=rules.fan_cap, amount=amount)
     sentence = (key, {**params, "amount": amount})
-    return Why((sentence,), operands, _transfers(dues, "flower_pig", line))
+    return explained.Why((sentence,), operands, _transfers(dues, "flower_pig", line))
 
 
 def _not_ready(
@@ -250,7 +256,7 @@ def _not_ready(
         operands = {"player": payee, "payers": list(payers), "best_fan": best}
         operands.update(base=rules.base, fan_cap=rules.fan_cap, exponent=exponent, amount=amount)
         sentence = (N_("not_ready"), params)
-        notes.why(Why((sentence,), operands, _transfers(mine, "not_ready", line)))
+        notes.why(explained.Why((sentence,), operands, _transfers(mine, "not_ready", line)))
 
 
 def _refund(
@@ -267,7 +273,7 @@ def _refund(
     payees = tuple(p for _, p, _ in dues)
     params: dict[str, object] = {
         "player": player,
-        "kong": Term(KONG_TERMS[kong.kind]),
+        "kong": explained.Term(KONG_TERMS[kong.kind]),
         "kong_line": kong.line or 0,
     }
     operands: dict[str, object] = {"player": player, "kind": kong.kind, "kong_line": kong.line}
@@ -279,7 +285,7 @@ def _refund(
         sentences.append((N_("kong_refund"), {**params, "payees": payees, "amount": amount}))
         operands["amount"] = amount
     elif dues:
-        each = Amounts(tuple((p, a) for _, p, a in dues))
+        each = explained.Amounts(tuple((p, a) for _, p, a in dues))
         sentences.append((N_("kong_refund.amounts"), {**params, "amounts": each}))
         operands["amounts"] = {p: a for _, p, a in dues}
     skipped = tuple(p for p, _ in kong.payments if p not in payees)
@@ -288,7 +294,7 @@ def _refund(
         operands["skipped"] = list(skipped)
     if not sentences:
         return None
-    return Why(tuple(sentences), operands, _transfers(dues, "kong_refund", line))
+    return explained.Why(tuple(sentences), operands, _transfers(dues, "kong_refund", line))
 
 
 def refund_on_deal_in(
@@ -304,7 +310,7 @@ def refund_on_deal_in(
     kong = hand.kongs[window[-1]]
     params: dict[str, object] = {
         "discarder": run.discarder,
-        "kong": Term(KONG_TERMS[kong.kind]),
+        "kong": explained.Term(KONG_TERMS[kong.kind]),
         "kong_line": kong.line or 0,
         "setting": "kong_money_passing = refund",  # a house rule's name and value: code
     }
@@ -320,11 +326,11 @@ def refund_on_deal_in(
         payees = tuple(t.payee for t in refunds)
         sentence = (N_("kong_refund.deal_in"), {**params, "amount": amount, "payees": payees})
     else:
-        each = Amounts(tuple((t.payee, t.amount) for t in refunds))
+        each = explained.Amounts(tuple((t.payee, t.amount) for t in refunds))
         operands["amounts"] = {t.payee: t.amount for t in refunds}
         sentence = (N_("kong_refund.deal_in.amounts"), {**params, "amounts": each})
     line = run.winners[0][1]
-    notes.why(Why((sentence,), operands, tuple(refunds), "won_on_discard", line, False))
+    notes.why(explained.Why((sentence,), operands, tuple(refunds), "won_on_discard", line, False))
 
 
 def kong_unpaid(notes: Notes, player: str) -> None:
@@ -333,7 +339,7 @@ def kong_unpaid(notes: Notes, player: str) -> None:
     operands: dict[str, object] = {"player": player, "kind": "added", "from_hand": True}
     operands["added_kong_from_hand"] = "unpaid"
     sentence = (N_("kong_added.from_hand_unpaid"), {"player": player})
-    notes.why(Why((sentence,), operands, None))
+    notes.why(explained.Why((sentence,), operands, None))
 
 
 def false_win(
@@ -347,7 +353,9 @@ def false_win(
     bases = scoring.FALSE_WIN_BASES
     params = {"player": player, "payees": payees, "bases": bases, "base": rules.base}
     operands: dict[str, object] = {**params, "payees": list(payees), "amount": amount}
-    notes.why(Why(((N_("false_win.sichuan"), {**params, "amount": amount}),), operands, penalty))
+    notes.why(
+        explained.Why(((N_("false_win.sichuan"), {**params, "amount": amount}),), operands, penalty)
+    )
     refunds = [t for t in dues if t.reason == "kong_refund"]
     for k, kong in enumerate(hand.kongs):
         if kong.player != player or k in hand.passed or not kong.payments:
@@ -359,7 +367,7 @@ def false_win(
 
 def _returned(player: str, kind: str, line: int | None, dues: Sequence[Transfer]) -> Why:
     """One kong's money given back at a false win: what each who paid it paid."""
-    params: dict[str, object] = {"player": player, "kong": Term(KONG_TERMS[kind])}
+    params: dict[str, object] = {"player": player, "kong": explained.Term(KONG_TERMS[kind])}
     params["kong_line"] = line or 0
     operands: dict[str, object] = {"player": player, "kind": kind, "kong_line": line}
     operands["payees"] = [t.payee for t in dues]
@@ -370,7 +378,7 @@ def _returned(player: str, kind: str, line: int | None, dues: Sequence[Transfer]
         sentence = (N_("false_win.kong_refund"), {**params, "payees": payees, "amount": amount})
         operands["amount"] = amount
     else:
-        each = Amounts(tuple((t.payee, t.amount) for t in dues))
+        each = explained.Amounts(tuple((t.payee, t.amount) for t in dues))
         sentence = (N_("false_win.kong_refund.amounts"), {**params, "amounts": each})
         operands["amounts"] = {t.payee: t.amount for t in dues}
-    return Why((sentence,), operands, tuple(dues))
+    return explained.Why((sentence,), operands, tuple(dues))
