@@ -24,6 +24,7 @@ from mjledger.tiles.decompose import (
     Arrangement,
     arrangements_of_counts,
     check_copies,
+    tally,
     waits_of_counts,
 )
 from mjledger.tiles.fan import (
@@ -127,11 +128,15 @@ def evaluate_sichuan_win(
     melds: Sequence[Meld] = (),
     context: WinContext = NO_CONTEXT,
     rules: SichuanRules = DEFAULT_RULES,
+    *,
+    counts: Sequence[int] | None = None,
 ) -> FanResult:
     """The fan of a Sichuan win; ``tiles`` are the concealed tiles without the winning tile.
 
     Refuses (``TileError``) a chow meld, honours, a fifth copy of a tile, a wrong tile count,
-    the void suit, more than two suits, and a hand that is not complete.
+    the void suit, more than two suits, and a hand that is not complete. ``counts``: the
+    count vector of ``tiles`` and the winning tile, where the caller has made it (the fold
+    does, for the line's check of copies): they are not counted again.
     """
     hand = (*tiles, winning_tile)
     melds = tuple(melds)
@@ -144,10 +149,7 @@ def evaluate_sichuan_win(
         context.heavenly and rules.heavenly,
         context.earthly and rules.earthly,
     )
-    concealed = [0] * 34
-    for tile in hand:
-        concealed[tile.index] += 1
-    held = tuple(concealed)
+    held = tuple(tally(hand) if counts is None else counts)
     key = _win_key(held, _melds_key(melds) if melds else (), void_suit, on, rules)
     found = _WINS.get(key)
     if found is None:
@@ -333,9 +335,7 @@ def evaluate_sichuan_wall(
     """
     hand = tuple(tiles)
     melds = tuple(melds)
-    concealed = [0] * 34
-    for tile in hand:
-        concealed[tile.index] += 1
+    concealed = tally(hand)
     counts = _check_hand(hand, concealed, melds, void_suit, complete=False)
     if void_suit is not None and void_suit in _suits_held(counts):
         return _FLOWER_PIG
