@@ -26,7 +26,7 @@ from mjledger._replace import constructor
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
-from mjledger.tiles.tables import WAIT_TABLES, Key, Split, splits_of
+from mjledger.tiles.tables import WAIT_TABLES, Key, pair_split, set_codes, splits_of
 
 __all__ = [
     "HONGKONG",
@@ -401,15 +401,15 @@ def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[_SuitReading, ...]]
     if size % 3 == 0:
         return False, tuple(((), _sets(base, split)) for split in table.sets.get(key, ()))
     if size % 3 == 2:
-        found = table.pair.get(key, ())
+        found = map(pair_split, table.pair.get(key, ()))
         return True, tuple(((TILES[base + pair],), _sets(base, split)) for pair, split in found)
     return False, ()
 
 
-def _sets(base: int, split: Split) -> tuple[Meld, ...]:
-    """A split's sets, sorted: lowest tile first, a pung before a chow starting on the same
-    tile (by their codes, see :func:`_set_meld`)."""
-    return tuple(map(_set_meld, sorted((base + low) * 2 + is_chow for is_chow, low in split)))
+def _sets(base: int, split: int) -> tuple[Meld, ...]:
+    """A split's sets (:func:`~mjledger.tiles.tables.packed`), sorted: lowest tile first, a
+    pung before a chow starting on the same tile (by their codes, see :func:`_set_meld`)."""
+    return tuple(map(_set_meld, sorted(base * 2 + code for code in set_codes(split))))
 
 
 @cache
