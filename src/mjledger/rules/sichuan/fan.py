@@ -204,9 +204,11 @@ def _keep(key: tuple[object, ...], found: FanResult) -> FanResult:
 
 # Wins evaluated lately, by what their result depends on (a failure is never kept): under
 # blood flow a winner stays in with the hand they won with, wins with it again and shows it
-# at the empty wall, whose check evaluates a win on each of its waits.
+# at the empty wall, whose check evaluates a win on each of its waits. Those come within a
+# hand: of a 3,000-hand blood-flow log's 33,554 look-ups, 13,687 hit with 4,096 kept and
+# 13,526 with 256, which leave the collector 3,840 fewer results and keys to walk.
 _WINS: Final[dict[tuple[object, ...], FanResult]] = {}
-_WINS_KEPT: Final = 4096
+_WINS_KEPT: Final = 256
 
 
 def _evaluated(
