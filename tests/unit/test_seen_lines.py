@@ -81,29 +81,3 @@ def test_a_line_naming_a_rule_set_or_house_rules_is_never_kept() -> None:
     assert started not in decoder._seen
     assert alone not in decoder._seen
     assert plain in decoder._seen
-
-
-def test_a_win_showing_its_tiles_is_not_kept_and_one_asserting_its_fan_is() -> None:
-    """A line that shows a hand's tiles is a hand met once: its event is not kept for it
-    (issue 25, eighth round); the same line read again gives an equal event."""
-    decoder = FastDecoder()
-    shown = [
-        {"type": "self_drawn", "player": "a", "tiles": "123456789m1122p", "winning_tile": "2p"},
-        {"type": "won_on_discard", "player": "a", "from": "b", "winning_tile": "2p"},
-        {
-            "type": "self_drawn",
-            "player": "a",
-            "melds": [{"kind": "pung", "tiles": "111s"}],
-            "tiles": "22m34566689s",
-            "winning_tile": "7s",
-        },
-    ]
-    lines = [json.dumps(line).encode() for line in shown]
-    asserted = json.dumps({"type": "won_on_discard", "player": "a", "from": "b", "fan": 2}).encode()
-    first = decoder.decode_batch([*lines, asserted])
-    again = decoder.decode_batch([*lines, asserted])
-    assert first is not None
-    assert again == first
-    assert all(line not in decoder._seen for line in lines)
-    assert asserted in decoder._seen
-    assert again[3] is first[3]

@@ -55,7 +55,7 @@ from mjledger import _checks as check
 from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
 from mjledger.log.codec import check_ruleset_name, decode_line, read_house_rules
-from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name, tile_fields
+from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name
 from mjledger.log.hints import type_hints
 
 UNSET: Final = msgspec.UNSET
@@ -372,9 +372,8 @@ class FastDecoder:
         structs = []
         classes = tuple(classes)
         # What decides whether :meth:`decode_batch` keeps an event for its line: the fields
-        # that must all be None (absent) for it to be kept — those read against the registry,
-        # and a hand's tiles (:func:`~mjledger.log.events.tile_fields`: a hand met once).
-        self._kept_unless = {cls: (*registry_fields(cls), *tile_fields(cls)) for cls in classes}
+        # that must all be None (absent) for it to be read from the line alone.
+        self._registry = {cls: registry_fields(cls) for cls in classes}
         for cls in classes:
             struct, build = _event_struct(cls)
             structs.append(struct)
@@ -410,17 +409,17 @@ class FastDecoder:
     def _remembered(
         self, lines: Sequence[bytes], events: list[Event | None] | None
     ) -> list[Event | None] | None:
-        """``events``, each decided one kept for its line (all forgotten once :data:`SEEN_LINES`
-        are kept) where it is read from the line alone and shows no tiles (no field of
-        ``_kept_unless`` given) and is immutable (it hashes: no dict in it)."""
+        """``events``, each decided one kept for its line (all of them forgotten once
+        :data:`SEEN_LINES` are kept) where it is read from the line alone (no field of
+        :func:`registry_fields` given) and immutable (it hashes: no dict in it)."""
         if events is None:
             return None
-        seen, kept_unless = self._seen, self._kept_unless
+        seen, registry = self._seen, self._registry
         if len(seen) + len(lines) > SEEN_LINES:
             seen.clear()
         for line, event in zip(lines, events, strict=True):
             if event is not None and all(
-                getattr(event, name) is None for name in kept_unless[type(event)]
+                getattr(event, name) is None for name in registry[type(event)]
             ):
                 try:
                     hash(event)
