@@ -30,7 +30,7 @@ from mjledger.decompose import (
 from mjledger.errors import TileError
 from mjledger.tiles import TILES, Meld, Tile, parse_tiles
 from mjledger.tiles.decompose import arrangements_of_counts
-from mjledger.tiles.tables import splits_of
+from mjledger.tiles.tables import pair_split, set_codes, splits_of
 
 P = parse_tiles
 
@@ -376,15 +376,15 @@ def _readings_by_codes(counts: list[int]) -> list[tuple[tuple[Meld, ...], Tile]]
         if size % 3 == 0:
             options = [(-1, split) for split in table.sets.get(key, ())]
         elif size % 3 == 2:
-            options = [(base + pair, split) for pair, split in table.pair.get(key, ())]
+            options = [
+                (base + pair, split) for pair, split in map(pair_split, table.pair.get(key, ()))
+            ]
             pair_suits += 1
         else:
             options = []
         if not options:
             return []
-        readings.append(
-            [(slot, [(base + low) * 2 + chow for chow, low in s]) for slot, s in options]
-        )
+        readings.append([(slot, [base * 2 + c for c in set_codes(s)]) for slot, s in options])
     if pair_suits != 1:
         return []
     found = []

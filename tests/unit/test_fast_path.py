@@ -293,8 +293,8 @@ def test_reading_a_whole_log_leaves_the_collector_as_the_caller_set_it() -> None
     text = '{"type": "match_started", "ruleset": "sichuan", "players": ["a", "b", "c", "d"]}\n'
     seen: list[bool] = []
 
-    def watched(chunks: Any) -> Any:
-        for item in iter_log(chunks):
+    def watched(chunks: Any, encoded: bool = False) -> Any:
+        for item in iter_log(chunks, encoded):
             seen.append(gc.isenabled())
             yield item
 

@@ -96,6 +96,25 @@ def test_the_parts_hold_the_whole_tables_each_key_once(built: list[object]) -> N
         assert all(sum(key) == size for key in part)
 
 
+def test_the_packed_splits_are_the_builders_splits_in_order() -> None:
+    """Each split is kept packed in one int (issue 25, eighth round): read back, every key's
+    splits are the builder's, set for set and in its order, with each pair's rank."""
+    (suited, honours), _ = tables.built()
+    for splits, (ranks, chows) in ((suited, (9, True)), (honours, (7, False))):
+        table = tables._build(ranks, chows)
+        assert splits.sets.keys() == table.sets.keys()
+        assert splits.pair.keys() == table.pair.keys()
+        for key, found in table.sets.items():
+            assert [_unpacked(split) for split in splits.sets[key]] == list(found)
+        for key, entries in table.pair.items():
+            read = [tables.pair_split(entry) for entry in splits.pair[key]]
+            assert [(rank, _unpacked(split)) for rank, split in read] == list(entries)
+
+
+def _unpacked(split: int) -> tuple[tuple[bool, int], ...]:
+    return tuple((bool(code % 2), code // 2) for code in tables.set_codes(split))
+
+
 def _waits(reader: tables.WaitTables, counts: list[int], melds: int, shapes: Shapes) -> int:
     with patch.object(decompose, "WAIT_TABLES", reader):
         return decompose.waits_from_counts(counts, melds, shapes)

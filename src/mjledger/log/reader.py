@@ -25,9 +25,10 @@ BLOCK: Final = 1 << 20
 _BOM: Final = b"\xef\xbb\xbf"
 
 
-def _checked_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
+def _checked_blocks(chunks: Iterable[bytes], encoded: bool = False) -> Iterator[tuple[int, bytes]]:
     """Blocks of whole lines (each ending in ``\\n`` but the last), each checked to be UTF-8,
-    with the number of its first line."""
+    with the number of its first line. ``encoded``: the chunks are a text's encoding, UTF-8
+    by construction, and are not decoded again to be checked."""
     first = 1
     # The tail of a line still open: kept as pieces and joined once its newline arrives, so a
     # long line read in small chunks costs linear time, not a copy of the tail per chunk.
@@ -51,14 +52,16 @@ def _checked_blocks(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
         end = data.rfind(b"\n") + 1
         block, tail = data[:end], data[end:]
         pending = [tail] if tail else []
-        _check_utf8(block, first)
+        if not encoded:
+            _check_utf8(block, first)
         yield first, block
         first += block.count(b"\n")
     rest = b"".join(pending)
     if rest:
         if not started and rest.startswith(_BOM):
             rest = rest[len(_BOM) :]
-        _check_utf8(rest, first)
+        if not encoded:
+            _check_utf8(rest, first)
         yield first, rest
 
 
@@ -88,10 +91,11 @@ def _numbered_lines(first: int, block: bytes) -> tuple[Sequence[int], list[bytes
     return [number for number, _ in numbered], [line for _, line in numbered]
 
 
-def iter_log(chunks: Iterable[bytes]) -> Iterator[tuple[int, Event]]:
-    """Numbered events of a log given as chunks of bytes (any sizes), as they are read."""
+def iter_log(chunks: Iterable[bytes], encoded: bool = False) -> Iterator[tuple[int, Event]]:
+    """Numbered events of a log given as chunks of bytes (any sizes), as they are read
+    (``encoded``: the chunks are a text's encoding, see :func:`_checked_blocks`)."""
     # A batch's events are handed on by ``chain`` in C, not through a generator's frame each.
-    return chain.from_iterable(_batches(_checked_blocks(chunks)))
+    return chain.from_iterable(_batches(_checked_blocks(chunks, encoded)))
 
 
 def _batches(blocks: Iterator[tuple[int, bytes]]) -> Iterator[Iterable[tuple[int, Event]]]:
@@ -167,13 +171,15 @@ def iter_text(text: str) -> Iterator[tuple[int, Event]]:
     :func:`mjledger.log.codec.parse_log`'s order)."""
     # Fed a block at a time, so no more than a block of the log is copied, split or decoded
     # at once besides the text (and, unless it is ASCII, its bytes).
+    # A text that encodes is valid UTF-8 as encoded: its bytes are not decoded again.
     if text.isascii():
-        return iter_log(text[i : i + BLOCK].encode("ascii") for i in range(0, len(text), BLOCK))
+        chunks = (text[i : i + BLOCK].encode("ascii") for i in range(0, len(text), BLOCK))
+        return iter_log(chunks, encoded=True)
     try:  # a leading BOM goes with the bytes, which ignore one as parse_log does
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in the text itself: only the codec reads it
         return iter(parse_log(text))
-    return iter_log(data[i : i + BLOCK] for i in range(0, len(data), BLOCK))
+    return iter_log((data[i : i + BLOCK] for i in range(0, len(data), BLOCK)), encoded=True)
 
 
 __all__ = ["iter_log", "iter_log_file", "iter_text", "parse_events", "read_events"]

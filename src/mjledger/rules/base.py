@@ -18,9 +18,10 @@ every win, asserted or from tiles: a rule set only says what it is (:meth:`minim
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from attrs import frozen
 
@@ -97,6 +98,9 @@ class BaseRuleset:
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("title") and "name" in cls.__dict__:
             cls.title = cls.name.capitalize()
+        own = cls.__dict__.get("evaluate_win")
+        if own is not None and not _takes_counts(own):
+            cls.evaluate_win = _without_counts(own)  # type: ignore[method-assign]
 
     def bind(self, rules: HouseRules, players: tuple[str, ...]) -> Self:
         """This rule set at one table: its house rules and players (``self`` is unchanged)."""
@@ -110,10 +114,20 @@ class BaseRuleset:
         return STANDARD_SHAPES
 
     def evaluate_win(
-        self, tiles: Iterable[Tile], winning_tile: Tile, melds: Sequence[Meld], context: WinContext
+        self,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+        *,
+        counts: Sequence[int] | None = None,
     ) -> FanResult:
-        """The fan of a win from its tiles (TileError when they do not win): 0 fan, here."""
-        found = arrangements((*tiles, winning_tile), melds, self.shapes())
+        """The fan of a win from its tiles (TileError when they do not win): 0 fan, here.
+
+        ``counts``: the 34-slot count vector of ``tiles`` and the winning tile (not the
+        melds'), where the caller has made it (the fold does, for the line's check of
+        copies): the tiles need not be counted again. None: count them."""
+        found = arrangements((*tiles, winning_tile), melds, self.shapes(), counts=counts)
         if not found:
             raise TileError("not a complete hand")
         return FanResult(0, (), found[0])
@@ -230,6 +244,39 @@ class BaseRuleset:
         """The quick fold of this table (see :class:`~mjledger.rules.protocol.QuickHands`), or
         None: the general fold, which is always exact."""
         return None
+
+
+def _takes_counts(evaluate: Callable[..., FanResult]) -> bool:
+    """Whether a rule set's own ``evaluate_win`` takes the ``counts`` the fold gives (a plain
+    function naming it, or taking ``**kwargs``); one that is not a plain function is called
+    as it is."""
+    code = getattr(evaluate, "__code__", None)
+    if code is None:
+        return True
+    named = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return "counts" in named or bool(code.co_flags & _VARKEYWORDS)
+
+
+_VARKEYWORDS: Final = 0x08  # inspect.CO_VARKEYWORDS (not imported: start-up)
+
+
+def _without_counts(evaluate: Callable[..., FanResult]) -> Callable[..., FanResult]:
+    """An ``evaluate_win`` written before it took ``counts`` (which it counts itself), as
+    the fold calls it: the counts are left out of the call."""
+
+    @functools.wraps(evaluate)
+    def evaluate_win(
+        self: BaseRuleset,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+        *,
+        counts: Sequence[int] | None = None,
+    ) -> FanResult:
+        return evaluate(self, tiles, winning_tile, melds, context)
+
+    return evaluate_win
 
 
 __all__ = ["N_", "STANDARD_SHAPES", "BaseRuleset", "SimulatedPlay"]

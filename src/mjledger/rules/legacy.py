@@ -65,8 +65,15 @@ class LegacyRuleset(BaseRuleset):
         return self.legacy.shapes(self.rules)
 
     def evaluate_win(
-        self, tiles: Iterable[Tile], winning_tile: Tile, melds: Sequence[Meld], context: WinContext
+        self,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+        *,
+        counts: Sequence[int] | None = None,
     ) -> FanResult:
+        # The 0.1 hook takes no counts: it counts the tiles itself, as it always has.
         return self.legacy.evaluate_win(self.rules, tiles, winning_tile, melds, context)
 
     def evaluate_wall(

@@ -9,13 +9,14 @@ refuses what no wall holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from mjledger.errors import TileError
 from mjledger.log.events import MeldRecord, SelfDrawn, WonOnDiscard
 from mjledger.rules.base import BaseRuleset
 from mjledger.rules.protocol import WinContext
+from mjledger.tiles.decompose import tally, with_melds
 from mjledger.tiles.fan import FanResult
 from mjledger.tiles.notation import TILES, WINDS, Meld, Tile, format_tiles, parse_tiles
 
@@ -42,9 +43,11 @@ def shown_tiles(
 
 def check_no_fifth_copy(tiles: Iterable[Tile]) -> None:
     """rules.md: a line that shows a tile more than four times is an error."""
-    counts = [0] * 34
-    for tile in tiles:
-        counts[tile.index] += 1
+    check_shown_counts(tally(tiles))
+
+
+def check_shown_counts(counts: Sequence[int]) -> None:
+    """:func:`check_no_fifth_copy` of a line whose tiles are counted already (``counts``)."""
     if _AT_MOST_FOUR.issuperset(counts):
         return
     first = next(i for i, n in enumerate(counts) if n > 4)  # the lowest tile shown too often
@@ -65,11 +68,18 @@ def seat_wind(players: tuple[str, ...], dealer: str, player: str) -> str:
 def derive_win(
     table: BaseRuleset, event: WonOnDiscard | SelfDrawn, context: WinContext
 ) -> FanResult:
-    """The fan of a win that carries its tiles (TileError when the tiles cannot win)."""
+    """The fan of a win that carries its tiles (TileError when the tiles cannot win).
+
+    The tiles are read once and counted once: the count of the hand (and the winning tile),
+    with the melds' added, is the line's check of copies, and the hand's is given to the
+    evaluator (``counts``), which would otherwise count the same tiles again."""
     if event.tiles is None or event.winning_tile is None:
         raise TileError("a win with tiles needs both 'tiles' and 'winning_tile'")
     melds = melds_of(event.melds)
     concealed = parse_tiles(event.tiles)  # read once, in the order of the line's errors
     winning = Tile.parse(event.winning_tile)
-    check_no_fifth_copy(shown_tiles(concealed, winning, melds))
-    return table.evaluate_win(concealed, winning, melds, context)
+    counts = tally(concealed)
+    counts[winning.index] += 1
+    held = tuple(counts)
+    check_shown_counts(with_melds(held, melds) if melds else counts)
+    return table.evaluate_win(concealed, winning, melds, context, counts=held)

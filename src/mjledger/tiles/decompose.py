@@ -26,7 +26,7 @@ from mjledger._replace import constructor
 from mjledger._text import plural
 from mjledger.errors import TileError
 from mjledger.tiles.notation import TILES, Meld, Tile, format_tiles
-from mjledger.tiles.tables import WAIT_TABLES, Key, Split, splits_of
+from mjledger.tiles.tables import WAIT_TABLES, Key, pair_split, set_codes, splits_of
 
 __all__ = [
     "HONGKONG",
@@ -39,9 +39,11 @@ __all__ = [
     "counts_of",
     "is_complete",
     "is_ready",
+    "tally",
     "waits",
     "waits_from_counts",
     "waits_of_counts",
+    "with_melds",
 ]
 
 ShapeName = Literal["standard", "seven_pairs", "thirteen_orphans"]
@@ -100,11 +102,27 @@ _SUIT_LETTERS = "mpsz"
 
 def counts_of(tiles: Iterable[Tile]) -> list[int]:
     """A 34-slot count vector; the fifth copy of a tile is refused here, once for all callers."""
+    counts = tally(tiles)
+    check_copies(counts)
+    return counts
+
+
+def tally(tiles: Iterable[Tile]) -> list[int]:
+    """The 34-slot count vector of ``tiles``, unchecked: for a caller that counts a hand once
+    and checks it where its own errors come (the loop is the cheapest form measured)."""
     counts = [0] * 34
     for tile in tiles:
         counts[tile.index] += 1
-    check_copies(counts)
     return counts
+
+
+def with_melds(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    """``counts`` (a hand's concealed tiles') with the tiles of its ``melds`` added."""
+    total = list(counts)
+    for meld in melds:
+        for tile in meld.tiles:
+            total[tile.index] += 1
+    return total
 
 
 _AT_MOST_FOUR: Final = frozenset(range(5))
@@ -118,14 +136,6 @@ def check_copies(counts: Sequence[int]) -> None:
     for index, count in enumerate(counts):
         if count > 4:
             raise TileError(f"{count} copies of {TILES[index]}: there are only four of each tile")
-
-
-def _meld_counts(melds: Sequence[Meld]) -> list[int]:
-    counts = [0] * 34
-    for meld in melds:
-        for tile in meld.tiles:
-            counts[tile.index] += 1
-    return counts
 
 
 def _check_size(concealed: int, melds: Sequence[Meld], complete: bool) -> None:
@@ -239,15 +249,13 @@ def waits(
     tiles = tuple(concealed_tiles)
     if len(tiles) != 13 - 3 * len(melds):
         _check_size(len(tiles), melds, complete=False)
-    counts = [0] * 34
-    for tile in tiles:
-        counts[tile.index] += 1
+    counts = tally(tiles)
     if not melds and _AT_MOST_THREE.issuperset(counts):  # the common case, one scan in C:
         return _tiles_of(waits_from_counts(counts, 0, shapes))  # no fifth copy, no four held
     check_copies(counts)
     total = counts
     if melds:
-        total = [c + h for c, h in zip(counts, _meld_counts(melds), strict=True)]
+        total = with_melds(counts, melds)
         check_copies(total)
     return waits_of_counts(counts, total, len(melds), shapes)
 
@@ -283,18 +291,25 @@ def is_ready(
 
 
 def arrangements(
-    tiles: Iterable[Tile], melds: Sequence[Meld] = (), shapes: Shapes = SICHUAN
+    tiles: Iterable[Tile],
+    melds: Sequence[Meld] = (),
+    shapes: Shapes = SICHUAN,
+    *,
+    counts: Sequence[int] | None = None,
 ) -> tuple[Arrangement, ...]:
     """Every reading of a complete hand; empty if it is not complete.
 
     ``tiles`` are the concealed tiles including the winning tile. The declared melds count
-    among the four sets.
+    among the four sets. ``counts``: those tiles' count vector (:func:`tally`) where the
+    caller has made it, so that they are not counted again; checked here as ``tiles`` are.
     """
     hand = tuple(tiles)
     _check_size(len(hand), melds, complete=True)
-    counts = counts_of(hand)
+    if counts is None:
+        counts = tally(hand)
+    check_copies(counts)
     if melds:
-        check_copies([c + h for c, h in zip(counts, _meld_counts(melds), strict=True)])
+        check_copies(with_melds(counts, melds))
     return arrangements_of_counts(counts, tuple(melds), shapes)
 
 
@@ -386,15 +401,15 @@ def _suit_readings(base: int, key: Key) -> tuple[bool, tuple[_SuitReading, ...]]
     if size % 3 == 0:
         return False, tuple(((), _sets(base, split)) for split in table.sets.get(key, ()))
     if size % 3 == 2:
-        found = table.pair.get(key, ())
+        found = map(pair_split, table.pair.get(key, ()))
         return True, tuple(((TILES[base + pair],), _sets(base, split)) for pair, split in found)
     return False, ()
 
 
-def _sets(base: int, split: Split) -> tuple[Meld, ...]:
-    """A split's sets, sorted: lowest tile first, a pung before a chow starting on the same
-    tile (by their codes, see :func:`_set_meld`)."""
-    return tuple(map(_set_meld, sorted((base + low) * 2 + is_chow for is_chow, low in split)))
+def _sets(base: int, split: int) -> tuple[Meld, ...]:
+    """A split's sets (:func:`~mjledger.tiles.tables.packed`), sorted: lowest tile first, a
+    pung before a chow starting on the same tile (by their codes, see :func:`_set_meld`)."""
+    return tuple(map(_set_meld, sorted(base * 2 + code for code in set_codes(split))))
 
 
 @cache

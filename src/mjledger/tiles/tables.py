@@ -39,10 +39,46 @@ class SuitTable:
 @attrs.frozen
 class SuitSplits:
     """What arrangements read of a suit's table (the waits are folded into :data:`WaitInfo`,
-    so only the builder keeps them apart, and the file does not carry them twice)."""
+    so only the builder keeps them apart, and the file does not carry them twice), each
+    split packed into one int (:func:`packed`), a pair's rank with it (:func:`pair_split`)."""
 
-    sets: dict[Key, tuple[Split, ...]]
-    pair: dict[Key, tuple[tuple[int, Split], ...]]
+    sets: dict[Key, tuple[int, ...]]
+    pair: dict[Key, tuple[int, ...]]
+
+
+def packed(split: Split) -> int:
+    """A split as one int: each set's code (its lowest rank times two, plus one for a chow)
+    plus one, in five bits, the first set lowest (:func:`set_codes` reads them back).
+
+    A value of the tables is then a tuple of ints, which the collector stops walking at the
+    first collection that meets it; as tuples of tuples of tuples it stayed tracked one
+    collection per level of nesting: about 47,000 objects of the tables walked again by the
+    collections of a process that replays a tile log, its last one at shut-down included."""
+    code = 0
+    for i, (is_chow, low) in enumerate(split):
+        code |= (low * 2 + is_chow + 1) << _SET_BITS * i
+    return code
+
+
+def set_codes(split: int) -> list[int]:
+    """The codes of a :func:`packed` split's sets, in the split's order."""
+    codes = []
+    while split:
+        codes.append((split & _SET_MASK) - 1)
+        split >>= _SET_BITS
+    return codes
+
+
+def pair_split(entry: int) -> tuple[int, int]:
+    """An entry of :attr:`SuitSplits.pair`: the pair's rank, and the :func:`packed` split of
+    the sets beside it."""
+    return entry & _RANK_MASK, entry >> _RANK_BITS
+
+
+_SET_BITS: Final = 5  # a set's code plus one is at most 17 (a chow from rank 7, plus one)
+_SET_MASK: Final = (1 << _SET_BITS) - 1
+_RANK_BITS: Final = 4  # a pair's rank is at most 8
+_RANK_MASK: Final = (1 << _RANK_BITS) - 1
 
 
 def _build(ranks: int, chows: bool) -> SuitTable:
@@ -177,8 +213,19 @@ def stored() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
 def built() -> tuple[tuple[SuitSplits, SuitSplits], WaitInfo]:
     """The builder: both suits' splits and the wait information made from their tables."""
     tables = _build(9, chows=True), _build(7, chows=False)
-    splits = tuple(SuitSplits(table.sets, table.pair) for table in tables)
+    splits = tuple(_packed_splits(table) for table in tables)
     return (splits[0], splits[1]), _fold_wait_info(tables)
+
+
+def _packed_splits(table: SuitTable) -> SuitSplits:
+    """A suit table's splits as arrangements read them: each split :func:`packed`, in the
+    table's order (the order of a hand's readings)."""
+    sets = {key: tuple(map(packed, splits)) for key, splits in table.sets.items()}
+    pair = {
+        key: tuple(rank | packed(split) << _RANK_BITS for rank, split in entries)
+        for key, entries in table.pair.items()
+    }
+    return SuitSplits(sets, pair)
 
 
 @cache

@@ -22,7 +22,14 @@ import attrs
 from mjledger.errors import TileError
 from mjledger.rules.hongkong.options import HongKongRules
 from mjledger.rules.protocol import NO_CONTEXT, WinContext
-from mjledger.tiles.decompose import HONGKONG, Arrangement, Shapes, arrangements, counts_of
+from mjledger.tiles.decompose import (
+    HONGKONG,
+    Arrangement,
+    Shapes,
+    arrangements,
+    tally,
+    with_melds,
+)
 from mjledger.tiles.fan import FanResult, PatternRow, pattern_row, score_patterns
 from mjledger.tiles.notation import HONOUR_NAMES, Meld, Tile, format_tiles
 
@@ -106,8 +113,11 @@ def evaluate_hongkong_win(
     melds: Sequence[Meld] = (),
     context: WinContext = NO_CONTEXT,
     rules: HongKongRules = DEFAULT_RULES,
+    *,
+    counts: Sequence[int] | None = None,
 ) -> FanResult:
-    """The faan of a Hong Kong win; ``tiles`` are the concealed tiles without the winning tile.
+    """The faan of a Hong Kong win; ``tiles`` are the concealed tiles without the winning tile
+    (``counts``: their count vector with the winning tile's, where the caller has made it).
 
     The best arrangement is the one that makes a limit hand, else the one with most faan.
     """
@@ -115,11 +125,12 @@ def evaluate_hongkong_win(
     round_ = wind_tile(context.round_wind).index
     hand = (*tuple(tiles), winning_tile)
     melds = tuple(melds)
-    found = arrangements(hand, melds, shapes(rules))
+    held = tally(hand) if counts is None else counts
+    found = arrangements(hand, melds, shapes(rules), counts=held)
     if not found:
         shown = " ".join([*(f"[{m}]" for m in melds), format_tiles(hand[:-1])])
         raise TileError(f"not a complete hand: {shown} + {winning_tile}")
-    counts = counts_of([*hand, *(t for m in melds for t in m.tiles)])
+    total = with_melds(held, melds)  # checked by ``arrangements``
     circumstances = {
         "self_drawn": context.self_drawn,
         "last_tile": context.last_tile,
@@ -130,7 +141,7 @@ def evaluate_hongkong_win(
     }
     best: FanResult | None = None
     for arrangement in found:
-        detected = _detect(arrangement, counts, seat, round_)
+        detected = _detect(arrangement, total, seat, round_)
         for code, on in circumstances.items():
             if on:
                 detected[code] = 1

@@ -43,9 +43,15 @@ class HongKong(BaseRuleset):
         return shapes(self.rules)
 
     def evaluate_win(
-        self, tiles: Iterable[Tile], winning_tile: Tile, melds: Sequence[Meld], context: WinContext
+        self,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+        *,
+        counts: Sequence[int] | None = None,
     ) -> FanResult:
-        return evaluate_hongkong_win(tiles, winning_tile, melds, context, self.rules)
+        return evaluate_hongkong_win(tiles, winning_tile, melds, context, self.rules, counts=counts)
 
     def claimed_fan(
         self, fan: int | None, limit: bool, *, has_tiles: bool

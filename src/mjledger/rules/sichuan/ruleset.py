@@ -43,9 +43,15 @@ class Sichuan(BaseRuleset):
         return SICHUAN_SHAPES
 
     def evaluate_win(
-        self, tiles: Iterable[Tile], winning_tile: Tile, melds: Sequence[Meld], context: WinContext
+        self,
+        tiles: Iterable[Tile],
+        winning_tile: Tile,
+        melds: Sequence[Meld],
+        context: WinContext,
+        *,
+        counts: Sequence[int] | None = None,
     ) -> FanResult:
-        return evaluate_sichuan_win(tiles, winning_tile, melds, context, self.rules)
+        return evaluate_sichuan_win(tiles, winning_tile, melds, context, self.rules, counts=counts)
 
     def evaluate_wall(
         self, tiles: Iterable[Tile], melds: Sequence[Meld], void_suit: str | None
