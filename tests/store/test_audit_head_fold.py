@@ -184,3 +184,19 @@ def test_tampered_rows_give_the_same_report(
         if data.draw(st.booleans(), label="and out of order"):
             _tamper_order(path, data)
         assert_same(path)
+
+
+def test_some_matches_only_audit_the_same() -> None:
+    """``audit --match``: the streams read are some of the store's, the fold a prefix of the
+    commit order at best (the first match's), the head pass the rest."""
+    with store_of(3, 3, 2, True) as store:
+        for matches in (["m0"], ["m2"], ["m1", "m0"], ["at-the-table"], ["no-such-match"]):
+            outcomes = []
+            for fold in (HeadSoFar.fold, _no_fold):
+                with mock.patch.object(HeadSoFar, "fold", fold):
+                    try:
+                        auditor = Auditor(store, matches=matches)
+                        outcomes.append((tuple(auditor.run()), auditor.summary))
+                    except Exception as exc:  # no such match: the same error either way
+                        outcomes.append((type(exc), str(exc)))
+            assert outcomes[0] == outcomes[1]
