@@ -55,8 +55,9 @@ from mjledger import _msgspec as msgspec
 from mjledger._codegen import compile_function
 from mjledger.errors import MjledgerError
 from mjledger.log.codec import check_ruleset_name, decode_line, read_house_rules
-from mjledger.log.events import EVENT_CLASSES, Event, RulesetName, json_name
+from mjledger.log.events import EVENT_CLASSES, Event, json_name
 from mjledger.log.hints import type_hints
+from mjledger.log.kept import kept_for_its_bytes, names_ruleset, registry_fields
 
 UNSET: Final = msgspec.UNSET
 # What msgspec raises for a line this path does not decide (the strict codec reads it), and
@@ -187,21 +188,6 @@ def _known_ruleset(_inst: object, _attribute: object, value: str | None) -> None
         check_ruleset_name(value)
 
 
-def _names_ruleset(hint: Any) -> bool:
-    """Whether a field of this type names a rule set (checked against the registry)."""
-    return hint in (RulesetName, RulesetName | None)
-
-
-def registry_fields(cls: type) -> tuple[str, ...]:
-    """The fields of ``cls`` read against the registry of rule sets (a plug-in's rule set can
-    come and go within a process): a rule set's name, house rules. A line that gives none of
-    them is read from its bytes alone."""
-    hints = type_hints(cls)
-    return tuple(
-        a.name for a in attrs.fields(cls) if a.name == "rules" or _names_ruleset(hints[a.name])
-    )
-
-
 def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     hints = type_hints(cls)
     fields: list[tuple[str, Any, Any]] = []
@@ -209,7 +195,7 @@ def _plan(cls: type) -> tuple[list[tuple[str, Any, Any]], list[_FieldPlan]]:
     for a in attrs.fields(cls):
         key = json_name(a)
         validator = a.validator
-        if _names_ruleset(hints[a.name]):
+        if names_ruleset(hints[a.name]):
             validator = _known_ruleset  # the codec's check, as the strict path makes it
         try:
             # House rules: decoded as the JSON they are, read by the codec's own function once
@@ -418,13 +404,7 @@ class FastDecoder:
         if len(seen) + len(lines) > SEEN_LINES:
             seen.clear()
         for line, event in zip(lines, events, strict=True):
-            if event is not None and all(
-                getattr(event, name) is None for name in registry[type(event)]
-            ):
-                try:
-                    hash(event)
-                except TypeError:
-                    continue
+            if event is not None and kept_for_its_bytes(event, registry[type(event)]):
                 seen[line] = event
         return events
 

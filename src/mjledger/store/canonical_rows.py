@@ -16,6 +16,10 @@ writes it; the link is then the SHA-256 of the previous digest and those bytes, 
 encoded again from Python objects. The event comes from the struct through the attrs class
 (every validator runs), as the log's fast path gives it.
 
+A store repeats the same discards, void suits, kongs and wins over and over: an event read
+from its bytes alone is kept for them (per topic), and a row with the same canonical text is
+given it again without decoding it (its link is still hashed over its own bytes).
+
 Whatever is declined (a backslash, metadata other than the recorder writes, a class above
 version 1, an encoding that differs, a field only the strict codec types, anything refused) is read
 the general way, so a damaged row gives exactly the findings it gives there.
@@ -33,6 +37,7 @@ import msgspec
 
 from mjledger.log.events import EVENT_CLASSES, HandStarted
 from mjledger.log.fast import UNBUILT, UNDECODED, UNSET, event_struct
+from mjledger.log.kept import kept_for_its_bytes, registry_fields
 from mjledger.rules.house import rules_from_json
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.events import STORE_EVENT_CLASSES
@@ -54,7 +59,11 @@ _HAND_STARTED: Final = topic_of(HandStarted)
 _SET_RULES: Final[Callable[[Any, Any], None]] = vars(HandStarted)["rules"].__set__
 _RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has few)
 
-_Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any]]
+# Events kept for their canonical text, per topic (each kept set forgotten when full): a
+# store repeats the same discards, void suits, kongs and wins over and over.
+_SEEN_ROWS: Final = 2048
+
+_Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any], tuple[str, ...], dict[bytes, Any]]
 
 
 class CanonicalRows:
@@ -69,7 +78,8 @@ class CanonicalRows:
             if getattr(cls, "class_version", 1) != 1:
                 continue  # its rows may need upcasting: the general path's
             struct, build = event_struct(cls)
-            self._readers[topic_of(cls)] = (msgspec.json.Decoder(struct).decode, build)
+            decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
+            self._readers[topic_of(cls)] = (decode, build, registry_fields(cls), {})
         self._encode: Callable[[Any], bytes] = msgspec.json.Encoder(order="sorted").encode
         self._rules: dict[tuple[str, type, bytes], Any] = {}
 
@@ -86,25 +96,40 @@ class CanonicalRows:
             return None
         digest: bytes = tail.group(1)
         body = state[:cut] + b"}"
+        decode, build, registry, seen = reader
+        event = seen.get(body)
+        if event is None:
+            event = self._event(topic, body, decode, build)
+            if event is None:
+                return None
+            if kept_for_its_bytes(event, registry):
+                if len(seen) >= _SEEN_ROWS:
+                    seen.clear()
+                seen[body] = event
+        link = hashlib.sha256(previous.encode("utf-8") + body).hexdigest()
+        return event, link, digest.decode("ascii")
+
+    def _event(
+        self, topic: str, body: bytes, decode: Callable[[bytes], Any], build: Callable[[Any], Any]
+    ) -> Any:
+        """The event of a row's canonical text ``body`` not read before (see the module's
+        docstring), or None. A function of the bytes alone (and, for a rule set's name or
+        house rules, the registry's: such events are not kept), so an event it gave is given
+        again for the same bytes, unread (:func:`mjledger.log.fast.kept_for_its_bytes`, as the
+        log's fast decoder keeps its lines' events)."""
         if b"\\" in body:
             return None
-        decode, build = reader
         try:
             struct = decode(body)
             if self._encode(struct) != body:
                 return None
             if topic == _HAND_STARTED and struct.rules is not UNSET:
-                event = self._with_rules(struct, build)
-            else:
-                event = build(struct)
+                return self._with_rules(struct, build)
+            return build(struct)
         except UNDECODED:
             return None
         except UNBUILT:  # the general path words it
             return None
-        if event is None:
-            return None
-        link = hashlib.sha256(previous.encode("utf-8") + body).hexdigest()
-        return event, link, digest.decode("ascii")
 
     def _with_rules(self, struct: Any, build: Callable[[Any], Any]) -> Any:
         """A stored hand_started with its match's house rules (a field only the strict codec

@@ -81,12 +81,18 @@ def fold_head(rows: Iterable[Any], digest: str = HEAD_GENESIS) -> tuple[int, int
     rows in rowid order."""
     count = last = 0
     for rowid, stream, version, topic, state in rows:
-        if isinstance(state, str):
-            state = state.encode("utf-8")
-        digest = head_step(digest, stream, version, topic, state)
+        digest = head_of_row(digest, stream, version, topic, state)
         count += 1
         last = rowid
     return count, last, digest
+
+
+def head_of_row(digest: str, stream: str, version: int, topic: str, state: Any) -> str:
+    """The head after one more row as the table gives it (a state stored as text is hashed
+    as its UTF-8): :func:`fold_head`'s step, and the audit's as it reads each stream."""
+    if isinstance(state, str):
+        state = state.encode("utf-8")
+    return head_step(digest, stream, version, topic, state)
 
 
 def signed_events(

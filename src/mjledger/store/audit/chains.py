@@ -70,9 +70,11 @@ def read_chain(
     Yields a :class:`Row` per row (``event`` None when it does not read).
     """
     expected = 1
-    read, advance = run.canonical.read, run.advance  # looked up once a stream, not a row
+    # Looked up once a stream, not a row.
+    read, advance, fold = run.canonical.read, run.advance, run.head.fold
     for rowid, version, topic, state in raw:
         advance(1)
+        fold(rowid, stream, version, topic, state)
         if version != expected:
             run.find(
                 "row_missing",

@@ -15,7 +15,7 @@ from mjledger.store.audit.report import Finding
 from mjledger.store.audit.run import Run
 from mjledger.store.audit.sources import open_rows
 from mjledger.store.head import fold_head
-from mjledger.store.integrity import HEAD_GENESIS, head_message
+from mjledger.store.integrity import head_message
 from mjledger.store.location import StoreLocation
 
 BLOCK = 4096  # rows folded between two progress reports
@@ -66,10 +66,12 @@ def store_head(path: str | Path | StoreLocation | None = None) -> StoreHead:
 
 
 def check_head(run: Run) -> Iterator[Finding]:
-    """The head of every row against the stored head row, and the head's signature."""
-    rows = 0
-    digest = HEAD_GENESIS
-    every = run.rows.all_rows()
+    """The head of every row against the stored head row, and the head's signature (the
+    rows the chains pass folded in commit order not read again: :class:`~mjledger.store.
+    audit.run.HeadSoFar`)."""
+    rows, digest, last = run.head.covered(run.rows)  # the rows the chains pass folded
+    run.advance(rows)
+    every = run.rows.all_rows(last)
     while True:  # a block at a time, for the progress bar (not a generator per row)
         count, _last, digest = fold_head(islice(every, BLOCK), digest)
         rows += count

@@ -195,13 +195,18 @@ class PostgresRows:
         for stream, count, version, topic in self.conn.execute(query):
             yield stream.hex, count, version, topic
 
-    def all_rows(self) -> Iterator[StoreRow]:
+    def all_rows(self, after: int = 0) -> Iterator[StoreRow]:
         query = sql.SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state "
-            "FROM {} ORDER BY notification_id"
+            "FROM {} WHERE notification_id > %s ORDER BY notification_id"
         ).format(self._events)
-        for notification, stream, version, topic, state in self._server_side(query):
+        for notification, stream, version, topic, state in self._server_side(query, (after,)):
             yield notification, stream.hex, version, topic, bytes(state)
+
+    def rows_through(self, notification: int) -> int:
+        query = sql.SQL("SELECT COUNT(*) FROM {} WHERE notification_id <= %s").format(self._events)
+        row = self.conn.execute(query, (notification,)).fetchone()
+        return int(row[0]) if row else 0
 
     def stored_head(self) -> tuple[int, int, str, str | None] | None:
         if self._regclass(HEAD_TABLE) is None:

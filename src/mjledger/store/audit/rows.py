@@ -71,8 +71,11 @@ class AuditRows(Protocol):
         """Streams not audited so far: (stream, rows, first version, least topic), in commit
         order of their first row, at most :data:`STRAYS_SHOWN`."""
 
-    def all_rows(self) -> Iterator[StoreRow]:
-        """Every row in commit order."""
+    def all_rows(self, after: int = 0) -> Iterator[StoreRow]:
+        """Every row in commit order (those after notification ``after``)."""
+
+    def rows_through(self, notification: int) -> int:
+        """How many rows there are up to notification ``notification``, that one included."""
 
     def stored_head(self) -> tuple[int, int, str, str | None] | None:
         """The head row (rows, notification, digest, signature); None without a head table
@@ -212,11 +215,22 @@ class SqliteRows:
             f"LIMIT {STRAYS_SHOWN}"
         )
 
-    def all_rows(self) -> Iterator[StoreRow]:
+    def all_rows(self, after: int = 0) -> Iterator[StoreRow]:
         return self.db.execute(
             "SELECT rowid, originator_id, originator_version, topic, state "
-            "FROM stored_events ORDER BY rowid"
+            "FROM stored_events WHERE rowid > ? ORDER BY rowid",
+            (after,),
         )
+
+    def rows_through(self, notification: int) -> int:
+        if notification >= self.last_notification():  # all of them: counted by the index
+            found = self.db.execute("SELECT COUNT(*) FROM stored_events").fetchone()
+        else:
+            found = self.db.execute(
+                "SELECT COUNT(*) FROM stored_events WHERE rowid <= ?", (notification,)
+            ).fetchone()
+        count: int = found[0]
+        return count
 
     def stored_head(self) -> tuple[int, int, str, str | None] | None:
         try:

@@ -14,6 +14,8 @@ from typing import Any
 from mjledger.store.audit.report import CODES, AuditSummary, Finding, Progress
 from mjledger.store.audit.rows import AuditRows
 from mjledger.store.canonical_rows import canonical_rows
+from mjledger.store.head import head_of_row
+from mjledger.store.integrity import HEAD_GENESIS
 from mjledger.store.signing import Verifier
 
 
@@ -34,6 +36,7 @@ class Run:
         self.progress = progress
         self.views: AuditRows | None = None
         self.canonical = canonical_rows()
+        self.head = HeadSoFar()
         self.corrected_streams = 0  # corrected hands' streams (each starts a view_hand_ids row)
         self._pending: list[Finding] = []
         self._done = 0
@@ -56,3 +59,46 @@ class Run:
     def finish(self) -> None:
         if self.progress is not None:
             self.progress(self.total, self.total)
+
+
+class HeadSoFar:
+    """The store head (docs/store.md) folded over the rows as the chains pass reads them, for
+    as long as they come in commit order: a store recorded a match at a time is read by its
+    streams in the very order it was committed, and the head pass then need not read every
+    row again. What it folded counts only where it is every row up to the last of them
+    (:meth:`covered`: the rows the store holds up to there, counted in the same snapshot);
+    the head pass folds the rows after them, or all of them, as it always has.
+
+    A row out of order, or one the head's formula cannot take (a state of no bytes), ends
+    the fold there: the head pass meets that row itself, and does with it what it does."""
+
+    __slots__ = ("digest", "last", "open", "rows")
+
+    def __init__(self) -> None:
+        self.digest = HEAD_GENESIS
+        self.rows = 0
+        self.last = 0  # the notification of the last row folded
+        self.open = True
+
+    def fold(self, notification: int, stream: str, version: int, topic: str, state: Any) -> None:
+        """One more row, as the chains pass reads it."""
+        if not self.open:
+            return
+        if notification <= self.last:
+            self.open = False
+            return
+        try:
+            self.digest = head_of_row(self.digest, stream, version, topic, state)
+        except Exception:  # the head pass's to meet, as it meets every row
+            self.open = False
+            return
+        self.last = notification
+        self.rows += 1
+
+    def covered(self, rows: AuditRows) -> tuple[int, str, int]:
+        """How many rows, the head after them and the last one's notification: the rows
+        folded where they are all the store holds up to the last of them (so in commit order,
+        none left out), else none (0, the empty head, 0)."""
+        if self.rows and rows.rows_through(self.last) == self.rows:
+            return self.rows, self.digest, self.last
+        return 0, HEAD_GENESIS, 0
