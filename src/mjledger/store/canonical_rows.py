@@ -52,7 +52,7 @@ _PLAIN: Final = rb"[ !#-\[\]-~]*"  # printable ASCII but for '"' and '\\'
 # follows the last ``_META`` has no other quote, so the first ``","digest":"`` and
 # ``","signature":"`` after it are the ones ``seal`` wrote.
 _TAIL: Final = re.compile(
-    _META + _PLAIN + rb'","digest":"(' + _PLAIN + rb')(?:","signature":"' + _PLAIN + rb')?"\}\Z'
+    _META + _PLAIN + rb'","digest":"(' + _PLAIN + rb')(?:","signature":"(' + _PLAIN + rb'))?"\}\Z'
 )
 
 _HAND_STARTED: Final = topic_of(HandStarted)
@@ -155,6 +155,22 @@ class CanonicalRows:
         _SET_RULES(event, rules)
         event.__attrs_post_init__()
         return event
+
+
+def canonical_text(state: bytes) -> bytes:
+    """The canonical text of a row :meth:`CanonicalRows.read` read (its ``state``): the row's
+    bytes up to the metadata, closed, the very bytes its link was hashed over. Decoded, it is
+    the row's object less the metadata keys."""
+    return state[: state.rfind(_META)] + b"}"
+
+
+def sealed_signature(state: bytes) -> str | None:
+    """The signature of a row :meth:`CanonicalRows.read` read (its ``state``), from its
+    metadata tail: what its object's ``"signature"`` key holds, or None where it has none."""
+    tail = _TAIL.match(state, state.rfind(_META))
+    assert tail is not None  # the reader read the row by this very match
+    signature: bytes | None = tail.group(2)
+    return None if signature is None else signature.decode("ascii")
 
 
 @cache

@@ -7,8 +7,12 @@ the head (:mod:`mjledger.store.audit.head`).
 
 from __future__ import annotations
 
+from typing import Any
+
+from mjledger.store.audit import closings
 from mjledger.store.audit.chains import Row
 from mjledger.store.audit.run import Run
+from mjledger.store.canonical_rows import sealed_signature
 from mjledger.store.events import HandClosed
 from mjledger.store.integrity import hand_message
 
@@ -18,8 +22,14 @@ def check_signature(
 ) -> None:
     """Count a signed hand_closed; with a public key, say where a signature is missing or
     does not verify."""
-    signature = closing.data.get("signature")
-    if signature is not None and closing.data.get("type") == HandClosed.TYPE:
+    if closing.state is not None and closings.SEALED:
+        # Read in its sealed form: its type its event's, its signature in its metadata tail.
+        kind: Any = closing.event.TYPE
+        signature: Any = sealed_signature(closing.state)
+    else:
+        kind = closing.data.get("type", "row")
+        signature = closing.data.get("signature")
+    if signature is not None and kind == HandClosed.TYPE:
         run.summary.signed_hands += 1
     if run.verifier is None:
         return
@@ -30,7 +40,6 @@ def check_signature(
         "version": closing.version,
         "line": line,
     }
-    kind = closing.data.get("type", "row")
     if signature is None:
         run.find("unsigned_hand", f"hand {number}'s {kind} is not signed", **where)
     elif not isinstance(signature, str) or not run.verifier.verify(
