@@ -9,10 +9,10 @@ from typing import Any, Final
 
 from mjledger.fold.hand import HandState
 from mjledger.fold.match import MatchState
+from mjledger.log.jsontext import canonical_bytes
 from mjledger.rules.protocol import QuickHand
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.audit.chains import Row
-from mjledger.log.jsontext import canonical_bytes
 from mjledger.store.audit.run import Run
 from mjledger.store.canonical_rows import canonical_text
 from mjledger.store.events import HandClosed
@@ -52,7 +52,7 @@ class TableContext:
 
 def check_context(run: Run, first: Row, expected: dict[str, Any], where: dict[str, Any]) -> None:
     """The hand_started row's rotation and table against ``expected`` (:class:`TableContext`)."""
-    found = {k: v for k, v in first.data.items() if k not in META_KEYS}
+    found = first.data  # the compared fields are none of the metadata keys
     for code, fields in (
         ("rotation_differs", _ROTATION_FIELDS),
         ("context_differs", ("number", *_TABLE_FIELDS)),
@@ -85,8 +85,10 @@ def check_closing(
     expected: dict[str, Any] | None = None
     if isinstance(replayed, QuickHand):
         expected = quick_closing(replayed, number, hand)
-        if SEALED and closing.state is not None and (
-            canonical_text(closing.state) == canonical_bytes(expected)
+        if (
+            SEALED
+            and closing.state is not None
+            and (canonical_text(closing.state) == canonical_bytes(expected))
         ):
             return  # the very closing recording writes of the hand: nothing differs
     where = {
