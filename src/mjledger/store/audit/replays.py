@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -295,8 +295,7 @@ class MatchAudit:
             if row.event is None:
                 return None
         try:
-            given = first.event.dealer if number == 1 else None
-            opened = open_hand(state, HandStarted(dealer=given), line + 1)
+            opened = open_hand(state, _in_match(first.event, number), line + 1)
         except RuleError:
             return None
         new = opened.hand
@@ -331,8 +330,7 @@ class MatchAudit:
                 run.find("row_misplaced", "a hand starts with hand_started", **where(first))
             return state, None
         try:
-            given = first.event.dealer if number == 1 else None
-            state = open_hand(state, HandStarted(dealer=given), line + 1)
+            state = open_hand(state, _in_match(first.event, number), line + 1)
         except RuleError as exc:
             run.find("replay_refused", exc.problem, **where(first))
             return state, None
@@ -380,6 +378,15 @@ def _where(match_id: str | None, number: int, line: int) -> Any:
 
     return where
 
+
+def _in_match(started: HandStarted, number: int) -> HandStarted:
+    """The hand_started hand ``number`` opens with in its match: the stored one's dealer at
+    the first hand, nothing after it (an event, frozen, so the one without a dealer is
+    shared: :func:`~mjledger.fold.match.open_hand` only reads it)."""
+    return HandStarted(dealer=started.dealer) if number == 1 else _NEXT_HAND
+
+
+_NEXT_HAND: Final = HandStarted()
 
 # Whether hands are replayed by their rule set's quick fold where it decides them (the tests
 # audit every store both ways and require the same report).
