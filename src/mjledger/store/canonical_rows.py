@@ -95,7 +95,7 @@ class CanonicalRows:
         if tail is None:
             return None
         digest: bytes = tail.group(1)
-        body = state[:cut] + b"}"
+        body = _closed_before(state, cut)
         decode, build, registry, seen = reader
         event = seen.get(body)
         if event is None:
@@ -115,7 +115,7 @@ class CanonicalRows:
         """The event of a row's canonical text ``body`` not read before (see the module's
         docstring), or None. A function of the bytes alone (and, for a rule set's name or
         house rules, the registry's: such events are not kept), so an event it gave is given
-        again for the same bytes, unread (:func:`mjledger.log.fast.kept_for_its_bytes`, as the
+        again for the same bytes, unread (:func:`mjledger.log.kept.kept_for_its_bytes`, as the
         log's fast decoder keeps its lines' events)."""
         if b"\\" in body:
             return None
@@ -161,7 +161,12 @@ def canonical_text(state: bytes) -> bytes:
     """The canonical text of a row :meth:`CanonicalRows.read` read (its ``state``): the row's
     bytes up to the metadata, closed, the very bytes its link was hashed over. Decoded, it is
     the row's object less the metadata keys."""
-    return state[: state.rfind(_META)] + b"}"
+    return _closed_before(state, state.rfind(_META))
+
+
+def _closed_before(state: bytes, cut: int) -> bytes:
+    """A row's object up to its metadata (at ``cut``), closed: its canonical text."""
+    return state[:cut] + b"}"
 
 
 def sealed_signature(state: bytes) -> str | None:
