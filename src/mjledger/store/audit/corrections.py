@@ -130,7 +130,7 @@ class Corrections:
         stream = correction_stream(self.match, event.number, event.correction).hex
         rows = read_stream(
             run,
-            run.rows.stream(stream),
+            run.rows.stream_rows(stream),
             previous,
             stream,
             lambda v: {"match": self.match, "hand": event.number},

@@ -130,7 +130,7 @@ class MatchAudit:
         stream = hand_hex(match_id, number)
         return read_stream(
             self.run,
-            self.run.rows.stream(stream),
+            self.run.rows.stream_rows(stream),
             self.previous,
             stream,
             lambda v: {"match": match_id, "hand": number, "line": line + v},
