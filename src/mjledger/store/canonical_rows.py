@@ -51,7 +51,11 @@ _META: Final = b',"recorded_at":"'
 _PLAIN: Final = rb"[ !#-\[\]-~]*"  # printable ASCII but for '"' and '\\'
 # The whole tail from the last ``_META`` on, matched in one step (the digest its group): what
 # follows the last ``_META`` has no other quote, so the first ``","digest":"`` and
-# ``","signature":"`` after it are the ones ``seal`` wrote.
+# ``","signature":"`` after it are the ones ``seal`` wrote. It can match at the last
+# ``_META`` only, so a search finds what a match there finds: past ``_META`` the quotes it
+# matches are its literals', each pair of them holding a value (followed by ``","``, ``"}``)
+# or a key (``digest``, ``signature``) — never ``recorded_at`` followed by ``:"``, so no
+# ``_META`` can begin inside a match (nor overlap its own: ``_META`` has one comma, first).
 _TAIL: Final = re.compile(
     _META + _PLAIN + rb'","digest":"(' + _PLAIN + rb')(?:","signature":"(' + _PLAIN + rb'))?"\}\Z'
 )
@@ -104,11 +108,10 @@ class CanonicalRows:
         reader = self._readers.get(topic)
         if reader is None or type(state) is not bytes:
             return None
-        cut = state.rfind(_META)
-        tail = _TAIL.match(state, cut) if cut >= 0 else None
+        tail = _TAIL.search(state)  # at the last _META or nowhere: see _TAIL
         if tail is None:
             return None
-        body = _closed_before(state, cut)
+        body = _closed_before(state, tail.start())
         decode, build, registry, seen = reader
         event = seen.get(body)
         if event is None:

@@ -225,12 +225,24 @@ class SqliteRows:
 
     def strays(self) -> Iterator[StrayStream]:
         self._flush_marks()
+        if self._all_audited():
+            return iter(())
         return self.db.execute(
             "SELECT s.originator_id, COUNT(*), MIN(s.originator_version), MIN(s.topic) "
             "FROM stored_events s LEFT JOIN temp.audited a ON a.stream = s.originator_id "
             f"WHERE a.stream IS NULL GROUP BY s.originator_id ORDER BY MIN(s.rowid) "
             f"LIMIT {STRAYS_SHOWN}"
         )
+
+    def _all_audited(self) -> bool:
+        """Whether every row is of an audited stream, so that :meth:`strays` has none to give:
+        its rows counted by the audited streams' ids in the key's index, against all of
+        them (cheaper than the grouped join, which looks up every row's stream)."""
+        found = self.db.execute(
+            "SELECT (SELECT COUNT(*) FROM stored_events WHERE originator_id IN "
+            "(SELECT stream FROM temp.audited)) = (SELECT COUNT(*) FROM stored_events)"
+        ).fetchone()
+        return bool(found[0])
 
     def all_rows(self, after: int = 0) -> Iterator[StoreRow]:
         return self.db.execute(
