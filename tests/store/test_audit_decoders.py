@@ -41,6 +41,9 @@ class _Declines:
     def read(self, topic: str, state: Any, previous: str) -> None:
         return None
 
+    def sealed(self, topic: str, state: Any, previous: bytes) -> None:
+        return None
+
 
 def audit_both(store: Path) -> tuple[AuditReport, AuditReport]:
     fast = audit(store)

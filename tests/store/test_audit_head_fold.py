@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from mjledger.ledger import Ledger
 from mjledger.store.audit import Auditor
+from mjledger.store.audit import run as run_module
 from mjledger.store.audit.run import HeadSoFar
 from tests.store.test_audit_decoders import _TMP
 from tests.store.test_audit_quick import BENCH, _edit_rows
@@ -64,7 +65,7 @@ def store_of(seed: int, matches: int, hands: int, table: bool) -> Iterator[Path]
 
 def _outcome(store: Path, fold: bool) -> Any:
     """The report, or the findings streamed before the audit failed and its error."""
-    patch = mock.patch.object(HeadSoFar, "fold", HeadSoFar.fold if fold else _no_fold)
+    patch = mock.patch.object(run_module, "FOLD_HEAD", fold)
     auditor = Auditor(store)
     findings = []
     with patch:
@@ -73,10 +74,6 @@ def _outcome(store: Path, fold: bool) -> Any:
         except Exception as exc:  # the head pass's own failures: the same either way
             return tuple(findings), type(exc), str(exc)
     return tuple(findings), auditor.summary
-
-
-def _no_fold(self: HeadSoFar, *_row: Any) -> None:
-    """The fold off: nothing covered, the head pass reads every row."""
 
 
 def assert_same(store: Path) -> Any:
@@ -192,8 +189,8 @@ def test_some_matches_only_audit_the_same() -> None:
     with store_of(3, 3, 2, True) as store:
         for matches in (["m0"], ["m2"], ["m1", "m0"], ["at-the-table"], ["no-such-match"]):
             outcomes = []
-            for fold in (HeadSoFar.fold, _no_fold):
-                with mock.patch.object(HeadSoFar, "fold", fold):
+            for fold in (True, False):  # off: nothing covered, the head pass reads every row
+                with mock.patch.object(run_module, "FOLD_HEAD", fold):
                     try:
                         auditor = Auditor(store, matches=matches)
                         outcomes.append((tuple(auditor.run()), auditor.summary))

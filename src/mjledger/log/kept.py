@@ -32,8 +32,9 @@ def kept_for_its_bytes(event: Any, registry: tuple[str, ...]) -> bool:
     """Whether ``event`` may be given again for the same bytes without reading them: it is
     read from its bytes alone (none of its :func:`registry_fields`, here ``registry``, is
     given) and it is an immutable value (it hashes: no dict in it)."""
-    if not all(getattr(event, name) is None for name in registry):
-        return False
+    for name in registry:  # a loop, not all() of a generator: asked of every row decoded
+        if getattr(event, name) is not None:
+            return False
     try:
         hash(event)
     except TypeError:

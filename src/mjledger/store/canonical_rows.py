@@ -27,6 +27,7 @@ the general way, so a damaged row gives exactly the findings it gives there.
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import re
 from collections.abc import Callable
@@ -50,7 +51,11 @@ _META: Final = b',"recorded_at":"'
 _PLAIN: Final = rb"[ !#-\[\]-~]*"  # printable ASCII but for '"' and '\\'
 # The whole tail from the last ``_META`` on, matched in one step (the digest its group): what
 # follows the last ``_META`` has no other quote, so the first ``","digest":"`` and
-# ``","signature":"`` after it are the ones ``seal`` wrote.
+# ``","signature":"`` after it are the ones ``seal`` wrote. It can match at the last
+# ``_META`` only, so a search finds what a match there finds: past ``_META`` the quotes it
+# matches are its literals', each pair of them holding a value (followed by ``","``, ``"}``)
+# or a key (``digest``, ``signature``) — never ``recorded_at`` followed by ``:"``, so no
+# ``_META`` can begin inside a match (nor overlap its own: ``_META`` has one comma, first).
 _TAIL: Final = re.compile(
     _META + _PLAIN + rb'","digest":"(' + _PLAIN + rb')(?:","signature":"(' + _PLAIN + rb'))?"\}\Z'
 )
@@ -62,6 +67,9 @@ _RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has fe
 # Events kept for their canonical text, per topic (each kept set forgotten when full): a
 # store repeats the same discards, void suits, kongs and wins over and over.
 _SEEN_ROWS: Final = 2048
+
+_sha256: Final = hashlib.sha256
+_hexlify: Final = binascii.hexlify  # a digest's hex digits as bytes, as hexdigest spells them
 
 _Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any], tuple[str, ...], dict[bytes, Any]]
 
@@ -86,16 +94,24 @@ class CanonicalRows:
     def read(self, topic: str, state: Any, previous: str) -> tuple[Any, str, str] | None:
         """``(event, link, digest)`` of a row after ``previous``: its event, the digest its
         canonical text links to, the digest it stores; None when the general path must read
-        it."""
+        it. (:meth:`sealed` with the digests as strings.)"""
+        fast = self.sealed(topic, state, previous.encode("utf-8"))
+        if fast is None:
+            return None
+        event, link, digest = fast
+        return event, link.decode("ascii"), digest.decode("ascii")
+
+    def sealed(self, topic: str, state: Any, previous: bytes) -> tuple[Any, bytes, bytes] | None:
+        """:meth:`read` with the digests as the bytes of their hex digits (``previous`` in
+        UTF-8): a chain read row by row carries the digest its last row stores, as bytes,
+        into the next row's link, with no string made of it."""
         reader = self._readers.get(topic)
         if reader is None or type(state) is not bytes:
             return None
-        cut = state.rfind(_META)
-        tail = _TAIL.match(state, cut) if cut >= 0 else None
+        tail = _TAIL.search(state)  # at the last _META or nowhere: see _TAIL
         if tail is None:
             return None
-        digest: bytes = tail.group(1)
-        body = _closed_before(state, cut)
+        body = _closed_before(state, tail.start())
         decode, build, registry, seen = reader
         event = seen.get(body)
         if event is None:
@@ -106,8 +122,7 @@ class CanonicalRows:
                 if len(seen) >= _SEEN_ROWS:
                     seen.clear()
                 seen[body] = event
-        link = hashlib.sha256(previous.encode("utf-8") + body).hexdigest()
-        return event, link, digest.decode("ascii")
+        return event, _hexlify(_sha256(previous + body).digest()), tail.group(1)
 
     def _event(
         self, topic: str, body: bytes, decode: Callable[[bytes], Any], build: Callable[[Any], Any]

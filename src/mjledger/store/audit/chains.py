@@ -19,7 +19,8 @@ from mjledger.errors import MjledgerError
 from mjledger.log.codec import decode_json, upcast
 from mjledger.store.audit.run import Run
 from mjledger.store.events import MatchOpened, TableOpened
-from mjledger.store.integrity import META_KEYS, event_class, link, topic_of
+from mjledger.store.head import head_of_row
+from mjledger.store.integrity import META_KEYS, event_class, head_step, link, topic_of
 from mjledger.store.records import GENESIS, STORE_CONVERTER
 from mjledger.store.streams import match_stream
 
@@ -27,35 +28,31 @@ from mjledger.store.streams import match_stream
 Place = Callable[[int], dict[str, Any]]
 
 
-class Row:
+class Row(msgspec.Struct, gc=False):
     """A checked row: its position, its digest, its event if it reads, and its data
     (metadata and all). A row :mod:`mjledger.store.canonical_rows` read is decoded into its
     event only, and into its keys when a check first asks (by msgspec: the row is canonical
-    JSON, which it decodes exactly as the strict decoder does)."""
+    JSON, which it decodes exactly as the strict decoder does); its digest is kept as the
+    bytes its row stores, and given as a string when a check asks. (A struct, built in C:
+    one a row. Not tracked by the collector: a row refers to no row, so it is in no cycle.)"""
 
-    __slots__ = ("_data", "digest", "event", "rowid", "state", "version")
-
-    def __init__(
-        self,
-        rowid: int,
-        version: int,
-        data: dict[str, Any] | None,
-        digest: str,
-        event: Any,
-        state: Any = None,
-    ) -> None:
-        self.rowid = rowid
-        self.version = version
-        self._data = data
-        self.digest = digest
-        self.event = event
-        self.state = state
+    rowid: int
+    version: int
+    decoded: dict[str, Any] | None
+    stored_digest: str | bytes
+    event: Any
+    state: Any = None
 
     @property
     def data(self) -> dict[str, Any]:
-        if self._data is None:
-            self._data = msgspec.json.decode(self.state)  # a row CanonicalRows read
-        return self._data
+        if self.decoded is None:
+            self.decoded = msgspec.json.decode(self.state)  # a row CanonicalRows read
+        return self.decoded
+
+    @property
+    def digest(self) -> str:
+        digest = self.stored_digest
+        return digest.decode("ascii") if isinstance(digest, bytes) else digest
 
 
 def read_chain(
@@ -65,43 +62,96 @@ def read_chain(
     stream: str,
     place: Place,
 ) -> Iterator[Row]:
-    """Check each raw row of one stream (version, topic, link) and read its event.
+    """Check each raw row of one stream (version, topic, link) and read its event, a row at a
+    time as they are asked for (a match stream's, read hand by hand).
 
     Yields a :class:`Row` per row (``event`` None when it does not read).
     """
     expected = 1
-    # Looked up once a stream, not a row.
-    read, advance, fold = run.canonical.read, run.advance, run.head.fold
-    for rowid, version, topic, state in raw:
-        advance(1)
-        fold(rowid, stream, version, topic, state)
-        if version != expected:
-            run.find(
-                "row_missing",
-                f"versions {expected} to {version - 1} are missing"
-                if version > expected + 1
-                else f"version {expected} is missing",
-                **{"stream": stream, **place(version), "version": expected},
-            )
-        expected = version + 1
-        fast = read(topic, state, previous)
-        if fast is not None:
-            event, computed, digest = fast
-            if computed != digest:
+    link = previous.encode("utf-8")
+    for one in raw:
+        rows, link, expected = _read(run, (one,), link, stream, place, expected)
+        yield rows[0]
+
+
+def read_stream(
+    run: Run,
+    raw: Iterable[tuple[int, int, str, Any]],
+    previous: str,
+    stream: str,
+    place: Place,
+) -> list[Row]:
+    """:func:`read_chain` of every row of a stream at once (a hand's: its replay needs them
+    all), read in one loop."""
+    return _read(run, raw, previous.encode("utf-8"), stream, place, 1)[0]
+
+
+def _read(
+    run: Run,
+    raw: Iterable[tuple[int, int, str, Any]],
+    previous: bytes,
+    stream: str,
+    place: Place,
+    expected: int,
+) -> tuple[list[Row], bytes, int]:
+    """The rows of ``raw`` (a stream's from version ``expected`` on, chained onto
+    ``previous``, a digest in UTF-8), each checked and read; the digest after the last and
+    the version expected next.
+
+    Every row is folded into the store head as it is read (:class:`~mjledger.store.audit.
+    run.HeadSoFar`, whose state is held here for the loop). A sealed row is read in one step
+    (:meth:`~mjledger.store.canonical_rows.CanonicalRows.sealed`), its digest kept as bytes
+    along the chain; any other row strictly (:func:`_read_strictly`)."""
+    rows: list[Row] = []
+    append = rows.append
+    read = run.canonical.sealed
+    head = run.head
+    folding, digest, last, folded = head.open, head.digest, head.last, head.rows
+    try:
+        for rowid, version, topic, state in raw:
+            if folding:  # HeadSoFar's fold: in commit order, while the head's formula takes it
+                if rowid > last:
+                    try:
+                        step = head_step if type(state) is bytes else head_of_row
+                        digest = step(digest, stream, version, topic, state)
+                    except Exception:  # the head pass's to meet, as it meets every row
+                        folding = False
+                    else:
+                        last = rowid
+                        folded += 1
+                else:
+                    folding = False
+            if version != expected:
                 run.find(
-                    "chain_broken",
-                    f"the {event.TYPE} row's digest is not its link in the chain",
-                    expected=computed,
-                    found=digest,
-                    **{"stream": stream, "version": version, **place(version)},
+                    "row_missing",
+                    f"versions {expected} to {version - 1} are missing"
+                    if version > expected + 1
+                    else f"version {expected} is missing",
+                    **{"stream": stream, **place(version), "version": expected},
                 )
-            previous = digest
-            yield Row(rowid, version, None, digest, event, state)
-            continue
-        where = {"stream": stream, "version": version, **place(version)}
-        row = _read_strictly(run, rowid, version, topic, state, previous, where)
-        previous = row.digest
-        yield row
+            expected = version + 1
+            fast = read(topic, state, previous)
+            if fast is not None:
+                event, computed, stored = fast
+                if computed != stored:
+                    run.find(
+                        "chain_broken",
+                        f"the {event.TYPE} row's digest is not its link in the chain",
+                        expected=computed.decode("ascii"),
+                        found=stored.decode("ascii"),
+                        **{"stream": stream, "version": version, **place(version)},
+                    )
+                previous = stored
+                append(Row(rowid, version, None, stored, event, state))
+                continue
+            where = {"stream": stream, "version": version, **place(version)}
+            row = _read_strictly(run, rowid, version, topic, state, previous.decode("utf-8"), where)
+            previous = row.digest.encode("utf-8")
+            append(row)
+    finally:
+        head.open, head.digest, head.last, head.rows = folding, digest, last, folded
+    run.advance(len(rows))
+    return rows, previous, expected
 
 
 def _read_strictly(

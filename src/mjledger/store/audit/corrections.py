@@ -13,7 +13,7 @@ from mjledger.errors import RuleError
 from mjledger.fold.hand import close_hand
 from mjledger.fold.match import evolve, start
 from mjledger.log.events import HandStarted
-from mjledger.store.audit.chains import Row, read_chain
+from mjledger.store.audit.chains import Row, read_chain, read_stream
 from mjledger.store.audit.run import Run
 from mjledger.store.audit.signatures import check_signature
 from mjledger.store.correction_log import correction_stream, corrections_stream
@@ -128,14 +128,12 @@ class Corrections:
                 **where,
             )
         stream = correction_stream(self.match, event.number, event.correction).hex
-        rows = list(
-            read_chain(
-                run,
-                run.rows.stream(stream),
-                previous,
-                stream,
-                lambda v: {"match": self.match, "hand": event.number},
-            )
+        rows = read_stream(
+            run,
+            run.rows.stream_rows(stream),
+            previous,
+            stream,
+            lambda v: {"match": self.match, "hand": event.number},
         )
         if not rows:
             run.find("hand_missing", "the corrected hand's stream is empty", **where)

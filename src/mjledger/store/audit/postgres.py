@@ -152,6 +152,9 @@ class PostgresRows:
             self._flush_marks()
         return self._pages(UUID(stream))
 
+    def stream_rows(self, stream: str) -> list[StreamRow]:
+        return list(self.stream(stream))
+
     def _pages(self, stream: UUID) -> Iterator[StreamRow]:
         query = sql.SQL(
             "SELECT notification_id, originator_version, topic, state FROM {} "

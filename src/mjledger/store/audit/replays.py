@@ -44,7 +44,7 @@ from mjledger.fold.stream import quick_hands_of
 from mjledger.log.events import WINDS, HandStarted, MatchStarted
 from mjledger.rules.protocol import QuickHand, QuickHands, Undecided
 from mjledger.rules.table import Stakes
-from mjledger.store.audit.chains import Row, read_chain
+from mjledger.store.audit.chains import Row, read_chain, read_stream
 from mjledger.store.audit.closings import TableContext, check_closing, check_context
 from mjledger.store.audit.corrections import Corrections
 from mjledger.store.audit.run import Run
@@ -105,7 +105,7 @@ class MatchAudit:
 
     def audit(self) -> None:
         while True:
-            hand = list(self._hand_rows())
+            hand = self._hand_rows()
             closing, closed = self._closing()
             if hand:
                 self._hand(hand, closing, closed)
@@ -125,12 +125,12 @@ class MatchAudit:
         self.view.finish(self.number)
         self.fixes.audit(self.previous)
 
-    def _hand_rows(self) -> Iterator[Row]:
+    def _hand_rows(self) -> list[Row]:
         match_id, number, line = self.match, self.number, self.line
         stream = hand_hex(match_id, number)
-        return read_chain(
+        return read_stream(
             self.run,
-            self.run.rows.stream(stream),
+            self.run.rows.stream_rows(stream),
             self.previous,
             stream,
             lambda v: {"match": match_id, "hand": number, "line": line + v},

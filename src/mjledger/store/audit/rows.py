@@ -34,6 +34,15 @@ StrayStream = tuple[str, int, int, str]
 VIEW_TABLES: Final = ("tracking", "view_matches", "view_hand_ids", "view_hands", "view_hand_net")
 STRAYS_SHOWN: Final = 1000
 MARK_BATCH: Final = 500  # audited streams remembered per insert into the temporary table
+_STREAM: Final = (
+    "SELECT rowid, originator_version, topic, state FROM stored_events "
+    "WHERE originator_id = ? ORDER BY originator_version"
+)
+# The same query under another text, for the streams read whole (:meth:`SqliteRows.
+# stream_rows`): the sqlite3 module keeps one prepared statement per text, and while a match's
+# stream is still being read its statement is in use, so a hand's stream under the same text
+# would be prepared anew each time (parsed and planned: most of a stream query's cost).
+_STREAM_WHOLE: Final = _STREAM + " -- read whole"
 
 
 class AuditRows(Protocol):
@@ -58,6 +67,10 @@ class AuditRows(Protocol):
 
     def stream(self, stream: str) -> Iterator[StreamRow]:
         """One stream's rows in version order; the stream counts as audited (not stray)."""
+
+    def stream_rows(self, stream: str) -> list[StreamRow]:
+        """:meth:`stream`'s rows all at once (a hand's, read whole while its match's stream
+        is still being read)."""
 
     def states(self, stream: str) -> list[Any]:
         """One (short) stream's states in version order, without marking it audited."""
@@ -169,14 +182,18 @@ class SqliteRows:
             yield stream
 
     def stream(self, stream: str) -> Iterator[StreamRow]:
+        self._mark(stream)
+        return self.db.execute(_STREAM, (stream,))
+
+    def stream_rows(self, stream: str) -> list[StreamRow]:
+        self._mark(stream)
+        rows: list[StreamRow] = self.db.execute(_STREAM_WHOLE, (stream,)).fetchall()
+        return rows
+
+    def _mark(self, stream: str) -> None:
         self._marks.append((stream,))
         if len(self._marks) >= MARK_BATCH:
             self._flush_marks()
-        return self.db.execute(
-            "SELECT rowid, originator_version, topic, state FROM stored_events "
-            "WHERE originator_id = ? ORDER BY originator_version",
-            (stream,),
-        )
 
     def states(self, stream: str) -> list[Any]:
         return [
@@ -208,12 +225,24 @@ class SqliteRows:
 
     def strays(self) -> Iterator[StrayStream]:
         self._flush_marks()
+        if self._all_audited():
+            return iter(())
         return self.db.execute(
             "SELECT s.originator_id, COUNT(*), MIN(s.originator_version), MIN(s.topic) "
             "FROM stored_events s LEFT JOIN temp.audited a ON a.stream = s.originator_id "
             f"WHERE a.stream IS NULL GROUP BY s.originator_id ORDER BY MIN(s.rowid) "
             f"LIMIT {STRAYS_SHOWN}"
         )
+
+    def _all_audited(self) -> bool:
+        """Whether every row is of an audited stream, so that :meth:`strays` has none to give:
+        its rows counted by the audited streams' ids in the key's index, against all of
+        them (cheaper than the grouped join, which looks up every row's stream)."""
+        found = self.db.execute(
+            "SELECT (SELECT COUNT(*) FROM stored_events WHERE originator_id IN "
+            "(SELECT stream FROM temp.audited)) = (SELECT COUNT(*) FROM stored_events)"
+        ).fetchone()
+        return bool(found[0])
 
     def all_rows(self, after: int = 0) -> Iterator[StoreRow]:
         return self.db.execute(
