@@ -47,7 +47,6 @@ from mjledger.store.records import (
     canonical_bytes,
     now,
     seal,
-    sealed_row,
     sealed_rows,
     stored_form_of,
     topic_of,
@@ -194,14 +193,15 @@ class CheckedLog:
             h_stream = hand_stream_hex(match_id, number)
             # (Filled in a copy: a hand the spool keeps in memory is read again as it was.)
             opening = {**opening, "match": match_id, "rules": rules}
-            h_digest, row = sealed_row(m_digest, canonical_bytes(opening), recorded_at)
-            batch = [(h_stream, 1, HAND_STARTED, row)]
-            h_digest = sealed_rows(h_digest, h_stream, 2, events, recorded_at, batch)
+            # The hand's stream, its start first, chained from the match's latest digest.
+            stream = [(HAND_STARTED, canonical_bytes(opening)), *events]
+            batch: list[TableRow] = []
+            h_digest = sealed_rows(m_digest, h_stream, 1, stream, recorded_at, batch)
             if closing is not None:
                 closing = {**closing, "hand_digest": h_digest.decode("ascii")}
                 m_version += 1
-                m_digest, row = sealed_row(m_digest, canonical_bytes(closing), recorded_at)
-                batch.append((m_stream, m_version, HAND_CLOSED, row))
+                closed = ((HAND_CLOSED, canonical_bytes(closing)),)
+                m_digest = sealed_rows(m_digest, m_stream, m_version, closed, recorded_at, batch)
             yield batch
 
 
