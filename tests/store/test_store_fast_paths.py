@@ -26,7 +26,9 @@ from mjledger import replay
 from mjledger.errors import MjledgerError
 from mjledger.fold.replay import hand_to_json
 from mjledger.ledger import Ledger
-from mjledger.log.codec import parse_log
+from mjledger.log.codec import canonical_bytes, parse_log
+from mjledger.log.events import Discarded, PlayerAtWallEnd, WallExhausted
+from mjledger.log.reader import iter_text
 from mjledger.store import importer
 from mjledger.store.audit import audit
 from mjledger.store.head import HeadRecorder, stored_events
@@ -75,6 +77,46 @@ def test_spooled_rows_are_the_sealed_rows_byte_for_byte(lines: list[Line], named
     assert len(spooled) > 0
 
 
+def own_forms(events: list[Any]) -> list[tuple[str, bytes]]:
+    return [(TOPICS[type(e)], canonical_bytes(stored_form(e))) for e in events]
+
+
+@given(match_logs, st.integers(1, 12))
+def test_stored_forms_kept_by_identity_are_each_events_own(lines: list[Line], kept: int) -> None:
+    """The check pass's stored forms, kept for the events the fast decoder gives again (the
+    same object for the same line), are each event's own topic and canonical JSON: for the
+    decoder's events and the strict codec's, twice over, and with the forms kept forgotten
+    again and again (at most ``kept`` of them)."""
+    text = log_text(lines)
+    decoded = [event for _, event in iter_text(text)][1:]
+    parsed = [event for _, event in parse_log(text)][1:]
+    with (
+        mock.patch.object(importer, "KEPT_FORMS", kept),
+        mock.patch.object(importer, "_KEPT_FORMS", {}),
+    ):
+        for events in (decoded, parsed, decoded + parsed + decoded):
+            assert importer.stored_forms(events) == own_forms(events)
+        assert len(importer._KEPT_FORMS) <= kept
+
+
+def test_a_kept_form_is_never_another_objects() -> None:
+    """A kept form holds its event, so an object made later never has the id of one whose
+    form is kept (CPython gives a freed object's address to the next one of its size)."""
+    for n in range(200):
+        event = Discarded(player=f"p{n}", tile=f"{n % 9 + 1}m")
+        assert importer.stored_forms([event]) == own_forms([event])
+        del event
+
+
+def test_an_event_that_does_not_hash_is_not_kept() -> None:
+    """An event holding a dict could be changed in place: its form is laid out each time."""
+    event = WallExhausted(remaining={"ana": PlayerAtWallEnd(ready=False)})
+    assert importer.stored_forms([event]) == own_forms([event])
+    assert event.remaining is not None
+    event.remaining["bo"] = PlayerAtWallEnd(flower_pig=True)
+    assert importer.stored_forms([event]) == own_forms([event])
+
+
 def shape(data: Any) -> Any:
     """A stored form with the type of every value, lists and tuples told apart."""
     if isinstance(data, dict):
@@ -105,14 +147,17 @@ def test_the_spool_is_read_again_identically(lines: list[Line]) -> None:
     assert checked.spool.hands == sum(1 for line in lines if line["type"] == "hand_started")
 
 
-def test_a_long_log_spools_to_a_file_and_records_as_sealed() -> None:
-    """Past the spool's memory the hands go to a temporary file; what is recorded is still
-    exactly what sealing each event gives, and everything is recorded."""
+@pytest.mark.parametrize("memory", [0, 4096])
+def test_a_long_log_spools_to_a_file_and_records_as_sealed(memory: int) -> None:
+    """Past the spool's memory the hands go to a temporary file (the first ones stay in
+    memory, if any fit); what is recorded is still exactly what sealing each event gives,
+    and everything is recorded."""
     text = sichuan_match(400, seed=3, match_id=None)
-    with mock.patch.object(importer, "SPOOL_MEMORY", 4096):
+    with mock.patch.object(importer, "SPOOL_MEMORY", memory):
         spooled, sealed = spooled_and_sealed(text)
         checked = check_log(text)
-        assert checked.spool._file._rolled  # type: ignore[attr-defined]
+        kept = checked.spool.hands - checked.spool.spilled
+        assert (kept == 0) if memory == 0 else (0 < kept < checked.spool.hands)
     assert spooled == sealed
     ledger = Ledger(persistence="memory")
     try:

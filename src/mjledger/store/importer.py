@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import operator
 import struct
 import tempfile
 import uuid
@@ -46,7 +47,6 @@ from mjledger.store.records import (
     canonical_bytes,
     now,
     seal,
-    sealed_row,
     sealed_rows,
     stored_form_of,
     topic_of,
@@ -78,41 +78,72 @@ def new_match_id() -> str:
 # the same for every hand (the house rules) or known only at the end of the log (a match id
 # derived from the content, hence every digest) is filled in as the hand is written.
 SpooledHand = tuple[int, dict[str, Any], list[tuple[str, bytes]], dict[str, Any] | None]
-# A hand while it is checked: its start may be read only when it is spooled (None until then).
-_CheckedHand = tuple[int, dict[str, Any] | None, list[tuple[str, bytes]], None]
-# Small logs stay in memory; a long one goes to a temporary file past this many bytes.
+# A hand while it is checked: its start may be read only when it is spooled (None until then),
+# its events stored as it is.
+_CheckedHand = tuple[int, dict[str, Any] | None, list[Event], None]
+# A log's first hands stay in memory up to about this many bytes; the rest go to a file.
 SPOOL_MEMORY: Final = 8 << 20
+# What a hand held in memory is reckoned to take beside its events' texts: its start and its
+# closing as dicts, its list of events (about 1.5 kB for a Sichuan hand of 17 events, whose
+# texts are mostly shared with other hands: the reckoning is on the safe side).
+_HAND_BYTES: Final = 1024
+_EVENT_BYTES: Final = 64
+_TEXT: Final = operator.itemgetter(1)
 
 
 class HandSpool:
-    """The hands of a checked log, encoded once while checking, kept on a temporary file
-    (a hand at a time, in :mod:`marshal`'s format, each after its length) until the whole log
+    """The hands of a checked log, encoded once while checking and kept until the whole log
     is accepted: recording then only chains digests and writes, without decoding or folding
-    the log again, and memory holds one hand whatever the log's length. A spooled hand holds
+    the log again. The first hands stay in memory as they are, their events' stored forms
+    shared between them (:func:`stored_forms`), up to :data:`SPOOL_MEMORY` reckoned; the
+    rest go to a temporary file (a hand at a time, in :mod:`marshal`'s format, each after its
+    length), so memory stays bounded whatever the log's length. A hand on the file holds
     plain values only (strings, bytes, integers, booleans, None, lists, tuples and dicts of
     them), which :mod:`marshal` writes and reads back in C, faster than :mod:`pickle`; the
-    file is read back by the process that wrote it."""
+    file is read back by the process that wrote it. Neither is changed by reading it."""
 
     def __init__(self) -> None:
-        self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115 - closed by close() or the finalizer
+        self._kept: list[SpooledHand] = []
+        self._room = SPOOL_MEMORY
+        self._file: BinaryIO | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
         self.hands = 0
-        self._finalizer = weakref.finalize(self, self._file.close)
 
     def add(self, hand: SpooledHand) -> None:
+        self.hands += 1
+        if self._file is None:
+            events = hand[2]
+            self._room -= (
+                _HAND_BYTES + _EVENT_BYTES * len(events) + sum(map(len, map(_TEXT, events)))
+            )
+            if self._room >= 0:
+                self._kept.append(hand)
+                return
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close() or the finalizer
+            self._finalizer = weakref.finalize(self, self._file.close)
         data = marshal.dumps(hand)
         self._file.write(_LENGTH.pack(len(data)) + data)
-        self.hands += 1
+
+    @property
+    def spilled(self) -> int:
+        """How many of the hands are on the file."""
+        return self.hands - len(self._kept)
 
     def __iter__(self) -> Iterator[SpooledHand]:
+        yield from self._kept
+        if self._file is None:
+            return
         read = self._file.read
         self._file.seek(0)
-        for _ in range(self.hands):
+        for _ in range(self.spilled):
             (size,) = _LENGTH.unpack(read(_LENGTH.size))
             hand: SpooledHand = marshal.loads(read(size))
             yield hand
 
     def close(self) -> None:
-        self._finalizer()
+        self._kept = []
+        if self._finalizer is not None:
+            self._finalizer()
 
 
 _LENGTH: Final = struct.Struct("<Q")
@@ -160,16 +191,17 @@ class CheckedLog:
         rules = msgspec.Raw(canonical_bytes(rules_to_json(self.first.rules)))
         for number, opening, events, closing in self.spool:
             h_stream = hand_stream_hex(match_id, number)
-            opening["match"] = match_id
-            opening["rules"] = rules
-            h_digest, row = sealed_row(m_digest, canonical_bytes(opening), recorded_at)
-            batch = [(h_stream, 1, HAND_STARTED, row)]
-            h_digest = sealed_rows(h_digest, h_stream, 2, events, recorded_at, batch)
+            # (Filled in a copy: a hand the spool keeps in memory is read again as it was.)
+            opening = {**opening, "match": match_id, "rules": rules}
+            # The hand's stream, its start first, chained from the match's latest digest.
+            stream = [(HAND_STARTED, canonical_bytes(opening)), *events]
+            batch: list[TableRow] = []
+            h_digest = sealed_rows(m_digest, h_stream, 1, stream, recorded_at, batch)
             if closing is not None:
-                closing["hand_digest"] = h_digest.decode("ascii")
+                closing = {**closing, "hand_digest": h_digest.decode("ascii")}
                 m_version += 1
-                m_digest, row = sealed_row(m_digest, canonical_bytes(closing), recorded_at)
-                batch.append((m_stream, m_version, HAND_CLOSED, row))
+                closed = ((HAND_CLOSED, canonical_bytes(closing)),)
+                m_digest = sealed_rows(m_digest, m_stream, m_version, closed, recorded_at, batch)
             yield batch
 
 
@@ -253,55 +285,80 @@ class _SettledHands:
     settled as ``replay --json`` settles it (:class:`~mjledger.fold.stream.SettledHands`: the
     quick fold, the general fold where it leaves a hand), its start and closing built from
     the settled hand as events and stored in their stored forms (never read off the replay
-    output), its events' stored forms put aside as the stream draws them."""
+    output), its events put aside as the stream draws them and stored once it is settled."""
 
     def __init__(self, head: MatchState, spool: HandSpool, digest: Any) -> None:
         self.head, self.spool, self.digest = head, spool, digest
         self.hands, self.events = 0, 1
-        self._stored: dict[int, list[tuple[str, bytes]]] = {}  # each hand's, by its number
+        self._drawn: dict[int, list[Event]] = {}  # each hand's events, by its number
 
     def check(self, first: tuple[int, Event], numbered: Iterator[tuple[int, Event]]) -> None:
-        head, spool, stored = self.head, self.spool, self._stored
+        head, spool, drawn = self.head, self.spool, self._drawn
+        if self.digest is not None:
+            numbered = _digested(self.digest, numbered)
         for hand in SettledHands(chain([first], self._taken(numbered))):
             number = hand.number
-            events = stored.pop(number)
+            events = drawn.pop(number)
             closing = None
             if hand.outcome != "unfinished":
                 closing = quick_table_closing(hand, len(events) + 1)
-            spool.add((number, stored_start(head, hand), events, closing))
+            spool.add((number, stored_start(head, hand), stored_forms(events), closing))
             self.events += len(events) + 1
 
     def _taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
-        """The events of ``numbered``, each stored form put aside, with its hand's, as it goes
-        to the stream (an event before the first hand has none: the fold refuses it)."""
-        digest, form = self.digest, _StoredForms()
-        stored: list[tuple[str, bytes]] = []
-        for line, event in numbered:
-            if digest is not None:
-                _digest_line(digest, event)
+        """The events of ``numbered``, each put aside, with its hand's, as it goes to the
+        stream (an event before the first hand has none: the fold refuses it)."""
+        drawn: list[Event] = []
+        for item in numbered:
+            event = item[1]
             if type(event) is HandStarted:
                 self.hands += 1
-                stored = self._stored[self.hands] = []
+                drawn = self._drawn[self.hands] = []
             else:
-                stored.append(form(event))
-            yield line, event
+                drawn.append(event)
+            yield item
 
 
-class _StoredForms:
-    """Each event's topic and stored form as canonical JSON bytes (each event class's topic
-    and form looked up once)."""
+# The stored forms of events met before, by identity (see :func:`stored_forms`): each entry
+# holds its event, so no other object can have its id while it is kept. At most this many.
+_KEPT_FORMS: Final[dict[int, tuple[Event, tuple[str, bytes]]]] = {}
+KEPT_FORMS: Final = 1 << 14
 
-    __slots__ = ("_kinds",)
 
-    def __init__(self) -> None:
-        self._kinds: dict[type, tuple[str, Callable[[Any], dict[str, Any]]]] = {}
+def stored_forms(events: list[Event]) -> list[tuple[str, bytes]]:
+    """Each event's topic and stored form as canonical JSON bytes. The log's fast decoder
+    gives a line seen before the very event it gave then (``mjledger.log.fast``: a long
+    log repeats the same discards, void suits and wins, some five thousand events among
+    175,000), so an event met before is looked up by identity, its topic and bytes shared,
+    instead of being laid out and encoded again."""
+    get = _KEPT_FORMS.get
+    return [
+        kept[1] if (kept := get(id(event))) is not None else _stored_form(event) for event in events
+    ]
 
-    def __call__(self, event: Event) -> tuple[str, bytes]:
-        cls = type(event)
-        kind = self._kinds.get(cls)
-        if kind is None:
-            kind = self._kinds[cls] = (TOPICS[cls], stored_form_of(cls))
-        return kind[0], canonical_bytes(kind[1](event))
+
+def _stored_form(event: Event) -> tuple[str, bytes]:
+    """:func:`stored_forms` of an event not met before (or forgotten since), kept for its
+    identity when it is an immutable value (it hashes: no dict or list in it, so its form
+    cannot change while it is kept)."""
+    cls = type(event)
+    form = (TOPICS[cls], canonical_bytes(stored_form_of(cls)(event)))
+    try:
+        hash(event)
+    except TypeError:
+        return form
+    if len(_KEPT_FORMS) >= KEPT_FORMS:
+        _KEPT_FORMS.clear()
+    _KEPT_FORMS[id(event)] = (event, form)
+    return form
+
+
+def _digested(digest: Any, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
+    """The events of ``numbered``, each taken into the content digest of a log without a
+    match id as it goes by."""
+    for item in numbered:
+        _digest_line(digest, item[1])
+        yield item
 
 
 def _digest_line(digest: Any, event: Event) -> None:
@@ -327,38 +384,38 @@ class _Hands:
         self.at_start = fold.state.stakes is not None
 
     def taken(self, numbered: Iterator[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
-        """The events of ``numbered``, each stored form put aside as it goes to the fold."""
-        digest, form = self.digest, _StoredForms()
-        stored: list[tuple[str, bytes]] = []
+        """The events of ``numbered``, each put aside as it goes to the fold."""
+        if self.digest is not None:
+            numbered = _digested(self.digest, numbered)
+        drawn: list[Event] = []
         opening = False  # a hand_started went to the fold last: its hand is in play now
-        for line, event in numbered:
+        for item in numbered:
             if opening:
-                self._open(stored)
+                self._open(drawn)
                 opening = False
-            if digest is not None:
-                _digest_line(digest, event)
+            event = item[1]
             if type(event) is HandStarted:
                 self.spool_last()  # the hand before it, ended (or the fold refuses this one)
                 self.hands += 1
-                self.events += len(stored) + 1
-                stored = []
+                self.events += len(drawn) + 1
+                drawn = []
                 opening = True
             else:
-                stored.append(form(event))
-            yield line, event
+                drawn.append(event)
+            yield item
         if opening:
-            self._open(stored)
-        self.events += len(stored)
+            self._open(drawn)
+        self.events += len(drawn)
 
-    def _open(self, stored: list[tuple[str, bytes]]) -> None:
+    def _open(self, drawn: list[Event]) -> None:
         """The hand_started drawn last has been folded: its hand is in play."""
         if not self.at_start:
-            self.hand = (0, None, stored, None)  # its start: when it is spooled
+            self.hand = (0, None, drawn, None)  # its start: when it is spooled
             return
         state = self.fold.state
         assert state.hand is not None
         # Its house rules are the match's: added to each hand as it is written.
-        self.hand = (state.hand.number, stored_start(state, state.hand), stored, None)
+        self.hand = (state.hand.number, stored_start(state, state.hand), drawn, None)
 
     def spool_last(self) -> None:
         """The last hand started onto the spool, with its closing if it has ended (the fold
@@ -368,14 +425,14 @@ class _Hands:
             return
         state = self.fold.state  # the hand in play, or the match after it ended
         assert state.hand is not None
-        number, opening, stored, _ = hand
+        number, opening, drawn, _ = hand
         if opening is None:
             number, opening = state.hand.number, stored_start(state, state.hand)
         closing = None
         if not self.fold.in_play:
             # The hand's digest is known once the match id is: filled in as it is written.
-            closing = stored_closing(state.hand, state, len(stored) + 1)
-        self.spool.add((number, opening, stored, closing))
+            closing = stored_closing(state.hand, state, len(drawn) + 1)
+        self.spool.add((number, opening, stored_forms(drawn), closing))
         self.hand = None
 
 

@@ -15,6 +15,7 @@ reordered row breaks the chain from that row on.
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import json
 import typing
@@ -228,10 +229,10 @@ def sealed_rows(
     """:func:`sealed_row` of each of a stream's ``(topic, text)`` events in turn, from
     ``version`` on, in one loop: each row appended to ``out`` in the table's form; the
     digest after the last."""
-    sha256 = hashlib.sha256
+    sha256, hexlify = hashlib.sha256, binascii.hexlify  # (the hex digest, as bytes)
     append = out.append
     for topic, text in events:
-        previous = sha256(previous + text).hexdigest().encode("ascii")
+        previous = hexlify(sha256(previous + text).digest())
         # The stored object is never empty (it has a "type"): the metadata joins it as keys.
         state = b'%s,"recorded_at":"%s","digest":"%s"}' % (text[:-1], recorded_at, previous)
         append((stream, version, topic, state))
