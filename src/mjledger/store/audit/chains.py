@@ -122,25 +122,13 @@ def _read(
                 else:
                     folding = False
             if version != expected:
-                run.find(
-                    "row_missing",
-                    f"versions {expected} to {version - 1} are missing"
-                    if version > expected + 1
-                    else f"version {expected} is missing",
-                    **{"stream": stream, **place(version), "version": expected},
-                )
+                _missing(run, stream, place, expected, version)
             expected = version + 1
             fast = read(topic, state, previous)
             if fast is not None:
                 event, computed, stored = fast
                 if computed != stored:
-                    run.find(
-                        "chain_broken",
-                        f"the {event.TYPE} row's digest is not its link in the chain",
-                        expected=computed.decode("ascii"),
-                        found=stored.decode("ascii"),
-                        **{"stream": stream, "version": version, **place(version)},
-                    )
+                    _broken(run, stream, place, version, event, computed, stored)
                 previous = stored
                 append(Row(rowid, version, None, stored, event, state))
                 continue
@@ -152,6 +140,30 @@ def _read(
         head.open, head.digest, head.last, head.rows = folding, digest, last, folded
     run.advance(len(rows))
     return rows, previous, expected
+
+
+def _missing(run: Run, stream: str, place: Place, expected: int, version: int) -> None:
+    """The versions before ``version`` from ``expected`` on are not in the stream."""
+    run.find(
+        "row_missing",
+        f"versions {expected} to {version - 1} are missing"
+        if version > expected + 1
+        else f"version {expected} is missing",
+        **{"stream": stream, **place(version), "version": expected},
+    )
+
+
+def _broken(
+    run: Run, stream: str, place: Place, version: int, event: Any, computed: bytes, stored: bytes
+) -> None:
+    """A sealed row whose stored digest is not the link its canonical text gives."""
+    run.find(
+        "chain_broken",
+        f"the {event.TYPE} row's digest is not its link in the chain",
+        expected=computed.decode("ascii"),
+        found=stored.decode("ascii"),
+        **{"stream": stream, "version": version, **place(version)},
+    )
 
 
 def _read_strictly(
