@@ -38,9 +38,6 @@ _TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 class _Declines:
     """A reader that leaves every row to the general path."""
 
-    def read(self, topic: str, state: Any, previous: str) -> None:
-        return None
-
     def sealed(self, topic: str, state: Any, previous: bytes) -> None:
         return None
 
@@ -292,8 +289,11 @@ def test_signatures_read_the_same_both_ways(tmp_path: Path) -> None:
 def test_the_fast_reader_takes_the_rows_it_is_for() -> None:
     """Not a vacuous property: an untouched store's hand events are read by the fast path."""
     with recorded(sichuan_match(1, seed=2, match_id="taken")) as store:
-        read = canonical_rows().read
-        taken = [read(topic, state, previous) for _r, previous, topic, state in _hand_rows(store)]
+        read = canonical_rows().sealed
+        taken = [
+            read(topic, state, previous.encode())
+            for _r, previous, topic, state in _hand_rows(store)
+        ]
         assert any(topic.endswith(":HandStarted") for _r, _p, topic, _s in _hand_rows(store))
         assert taken
         assert all(t is not None for t in taken)

@@ -1,5 +1,5 @@
 """The events the one-step reader keeps for their canonical text
-(:meth:`mjledger.store.canonical_rows.CanonicalRows.read`) change nothing the audit reports.
+(:meth:`mjledger.store.canonical_rows.CanonicalRows.sealed`) change nothing the audit reports.
 
 A row whose canonical text was read before is given the event read then, unread: the event is
 a function of those bytes alone (the reader is chosen by the row's topic, and an event that
@@ -122,7 +122,7 @@ def test_a_start_naming_a_plug_in_s_rule_set_is_read_again_once_it_is_gone() -> 
     topic = "mjledger.events:HandStarted"
     reader = CanonicalRows()
     with registered(FLAT):
-        read = reader.read(topic, state, "")
+        read = reader.sealed(topic, state, b"")
         assert read is not None
         assert read[0].ruleset == FLAT.name
-    assert reader.read(topic, state, "") == CanonicalRows().read(topic, state, "")
+    assert reader.sealed(topic, state, b"") == CanonicalRows().sealed(topic, state, b"")

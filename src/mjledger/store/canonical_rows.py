@@ -76,7 +76,7 @@ _Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any], tuple[str, ...], d
 
 class CanonicalRows:
     """Reads rows of the log's and the ledger's event classes (by their topic column) that
-    are in the sealed canonical form; :meth:`read` gives None for anything else. A row it
+    are in the sealed canonical form; :meth:`sealed` gives None for anything else. A row it
     reads is valid JSON without a repeated key, so its whole object (metadata and all) is what
     :func:`msgspec.json.decode` gives, as :func:`mjledger.log.codec.decode_json` would."""
 
@@ -91,24 +91,16 @@ class CanonicalRows:
         self._encode: Callable[[Any], bytes] = msgspec.json.Encoder(order="sorted").encode
         self._rules: dict[tuple[str, type, bytes], Any] = {}
 
-    def read(self, topic: str, state: Any, previous: str) -> tuple[Any, str, str] | None:
+    def sealed(self, topic: str, state: Any, previous: bytes) -> tuple[Any, bytes, bytes] | None:
         """``(event, link, digest)`` of a row after ``previous``: its event, the digest its
         canonical text links to, the digest it stores; None when the general path must read
-        it. (:meth:`sealed` with the digests as strings.)"""
-        fast = self.sealed(topic, state, previous.encode("utf-8"))
-        if fast is None:
-            return None
-        event, link, digest = fast
-        return event, link.decode("ascii"), digest.decode("ascii")
-
-    def sealed(self, topic: str, state: Any, previous: bytes) -> tuple[Any, bytes, bytes] | None:
-        """:meth:`read` with the digests as the bytes of their hex digits (``previous`` in
-        UTF-8): a chain read row by row carries the digest its last row stores, as bytes,
-        into the next row's link, with no string made of it."""
+        it. The digests are the bytes of their hex digits (``previous`` in UTF-8): a chain
+        read row by row carries the digest its last row stores, as bytes, into the next
+        row's link, with no string made of it."""
         reader = self._readers.get(topic)
         if reader is None or type(state) is not bytes:
             return None
-        tail = _TAIL.search(state)  # at the last _META or nowhere: see _TAIL
+        tail = _TAIL.search(state)  # at the last _META or nowhere: see _TAIL (and _tail_of)
         if tail is None:
             return None
         body = _closed_before(state, tail.start())
@@ -173,10 +165,17 @@ class CanonicalRows:
 
 
 def canonical_text(state: bytes) -> bytes:
-    """The canonical text of a row :meth:`CanonicalRows.read` read (its ``state``): the row's
-    bytes up to the metadata, closed, the very bytes its link was hashed over. Decoded, it is
-    the row's object less the metadata keys."""
-    return _closed_before(state, state.rfind(_META))
+    """The canonical text of a row :meth:`CanonicalRows.sealed` read (its ``state``): the
+    row's bytes up to the metadata, closed, the very bytes its link was hashed over. Decoded,
+    it is the row's object less the metadata keys."""
+    return _closed_before(state, _tail_of(state).start())
+
+
+def _tail_of(state: bytes) -> re.Match[bytes]:
+    """The metadata tail of a row :meth:`CanonicalRows.sealed` read, found as it found it."""
+    tail = _TAIL.search(state)
+    assert tail is not None  # the reader read the row by this very search
+    return tail
 
 
 def _closed_before(state: bytes, cut: int) -> bytes:
@@ -185,11 +184,9 @@ def _closed_before(state: bytes, cut: int) -> bytes:
 
 
 def sealed_signature(state: bytes) -> str | None:
-    """The signature of a row :meth:`CanonicalRows.read` read (its ``state``), from its
+    """The signature of a row :meth:`CanonicalRows.sealed` read (its ``state``), from its
     metadata tail: what its object's ``"signature"`` key holds, or None where it has none."""
-    tail = _TAIL.match(state, state.rfind(_META))
-    assert tail is not None  # the reader read the row by this very match
-    signature: bytes | None = tail.group(2)
+    signature: bytes | None = _tail_of(state).group(2)
     return None if signature is None else signature.decode("ascii")
 
 
