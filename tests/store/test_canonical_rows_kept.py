@@ -1,5 +1,6 @@
 """The events the one-step reader keeps for their canonical text
-(:meth:`mjledger.store.canonical_rows.CanonicalRows.sealed`) change nothing the audit reports.
+(:mod:`mjledger.store.canonical_rows`, read by the chains pass's loop) change nothing the
+audit reports.
 
 A row whose canonical text was read before is given the event read then, unread: the event is
 a function of those bytes alone (the reader is chosen by the row's topic, and an event that
@@ -28,7 +29,10 @@ from mjledger.log.kept import kept_for_its_bytes, registry_fields
 from mjledger.rules import registered
 from mjledger.store import canonical_rows as module
 from mjledger.store.audit import audit
-from mjledger.store.canonical_rows import CanonicalRows
+from mjledger.store.audit.chains import Row, read_stream
+from mjledger.store.audit.report import AuditSummary
+from mjledger.store.audit.run import Run
+from mjledger.store.canonical_rows import SEEN, CanonicalRows
 from tests.store.test_audit_decoders import recorded
 from tests.store.test_audit_quick import (
     _edit_rows,
@@ -96,6 +100,9 @@ def test_the_benchmark_s_rows_are_given_again_unread() -> None:
         kept = {"mjledger.events:Discarded", "mjledger.events:VoidSuitChosen"}
         assert not kept & set(decoded)
         assert 0 < len(decoded) < first[1].rows / 2
+        # A closing names its hand's digest: no two are alike, so none is kept for later.
+        assert decoded.count("mjledger.store_events:HandClosed") == first[1].hands
+        assert not reader.readers["mjledger.store_events:HandClosed"][SEEN]
 
 
 def test_only_events_of_their_bytes_alone_are_kept() -> None:
@@ -122,7 +129,18 @@ def test_a_start_naming_a_plug_in_s_rule_set_is_read_again_once_it_is_gone() -> 
     topic = "mjledger.events:HandStarted"
     reader = CanonicalRows()
     with registered(FLAT):
-        read = reader.sealed(topic, state, b"")
-        assert read is not None
-        assert read[0].ruleset == FLAT.name
-    assert reader.sealed(topic, state, b"") == CanonicalRows().sealed(topic, state, b"")
+        read = _read_row(reader, topic, state)
+        assert read.event is not None
+        assert read.event.ruleset == FLAT.name
+        assert read.decoded is None  # read in one step, not the general way
+    again = _read_row(reader, topic, state)
+    assert again == _read_row(CanonicalRows(), topic, state)
+    assert again.event is None  # the general path's: FLAT is not registered any more
+
+
+def _read_row(reader: CanonicalRows, topic: str, state: bytes) -> Row:
+    """One row read by the chains pass's loop with ``reader``."""
+    run = Run(mock.Mock(), AuditSummary("store"), None, None)
+    run.canonical = reader
+    (row,) = read_stream(run, [(1, 1, topic, state)], "", "stream", lambda _v: {})
+    return row

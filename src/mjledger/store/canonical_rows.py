@@ -1,4 +1,4 @@
-"""Reading a stored row as the ledger sealed it, in one step: its event and its chain link.
+"""Reading a stored row as the ledger sealed it, in one step: its event and its canonical text.
 
 The audit must read every row strictly and recompute its link from the row's canonical JSON.
 The general way (strict :mod:`json` decoding, the cattrs converter, the canonical JSON encoded
@@ -20,6 +20,10 @@ A store repeats the same discards, void suits, kongs and wins over and over: an 
 from its bytes alone is kept for them (per topic), and a row with the same canonical text is
 given it again without decoding it (its link is still hashed over its own bytes).
 
+The chains pass reads each row so (:func:`mjledger.store.audit.chains.read_stream`: the tail
+found by :data:`sealed_tail`, the text cut there by :func:`closed_before`, the event kept for
+that text or given by :meth:`CanonicalRows.event`), in its own loop: a call a row fewer.
+
 Whatever is declined (a backslash, metadata other than the recorder writes, a class above
 version 1, an encoding that differs, a field only the strict codec types, anything refused) is read
 the general way, so a damaged row gives exactly the findings it gives there.
@@ -27,8 +31,6 @@ the general way, so a damaged row gives exactly the findings it gives there.
 
 from __future__ import annotations
 
-import binascii
-import hashlib
 import re
 from collections.abc import Callable
 from functools import cache
@@ -60,6 +62,10 @@ _TAIL: Final = re.compile(
     _META + _PLAIN + rb'","digest":"(' + _PLAIN + rb')(?:","signature":"(' + _PLAIN + rb'))?"\}\Z'
 )
 
+# The metadata tail of a row as ``seal`` wrote it, or None: the digest its group 1, a
+# signature its group 2 (see _TAIL).
+sealed_tail: Final = _TAIL.search
+
 _HAND_STARTED: Final = topic_of(HandStarted)
 _SET_RULES: Final[Callable[[Any, Any], None]] = vars(HandStarted)["rules"].__set__
 _RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has few)
@@ -68,53 +74,50 @@ _RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has fe
 # store repeats the same discards, void suits, kongs and wins over and over.
 _SEEN_ROWS: Final = 2048
 
-_sha256: Final = hashlib.sha256
-_hexlify: Final = binascii.hexlify  # a digest's hex digits as bytes, as hexdigest spells them
-
-_Reader = tuple[Callable[[bytes], Any], Callable[[Any], Any], tuple[str, ...], dict[bytes, Any]]
+# A topic's reader: its struct's decoder, the event's builder, the fields read against the
+# registry (None: the topic's events are never kept, each naming its own match or hand) and
+# the events kept by their canonical text, at SEEN: a row whose text is there has its event.
+Reader = tuple[
+    Callable[[bytes], Any], Callable[[Any], Any], tuple[str, ...] | None, dict[bytes, Any]
+]
+SEEN: Final = 3
 
 
 class CanonicalRows:
     """Reads rows of the log's and the ledger's event classes (by their topic column) that
-    are in the sealed canonical form; :meth:`sealed` gives None for anything else. A row it
-    reads is valid JSON without a repeated key, so its whole object (metadata and all) is what
-    :func:`msgspec.json.decode` gives, as :func:`mjledger.log.codec.decode_json` would."""
+    are in the sealed canonical form: :attr:`readers` by topic, :data:`sealed_tail` and
+    :func:`closed_before` for a row's canonical text, :meth:`event` for the event of a text
+    not kept (the chains pass's loop, :func:`mjledger.store.audit.chains.read_stream`, puts
+    them together a row at a time). A row it reads is valid JSON without a repeated key, so
+    its whole object (metadata and all) is what :func:`msgspec.json.decode` gives, as
+    :func:`mjledger.log.codec.decode_json` would."""
 
     def __init__(self) -> None:
-        self._readers: dict[str, _Reader] = {}
+        self.readers: dict[str, Reader] = {}
         for cls in (*EVENT_CLASSES, *STORE_EVENT_CLASSES):
             if getattr(cls, "class_version", 1) != 1:
                 continue  # its rows may need upcasting: the general path's
             struct, build = event_struct(cls)
             decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
-            self._readers[topic_of(cls)] = (decode, build, registry_fields(cls), {})
+            # The ledger's own events name their match or hand (a closing its hand's digest):
+            # no two rows of them have the same text, so none is kept.
+            registry = None if cls in STORE_EVENT_CLASSES else registry_fields(cls)
+            self.readers[topic_of(cls)] = (decode, build, registry, {})
         self._encode: Callable[[Any], bytes] = msgspec.json.Encoder(order="sorted").encode
         self._rules: dict[tuple[str, type, bytes], Any] = {}
 
-    def sealed(self, topic: str, state: Any, previous: bytes) -> tuple[Any, bytes, bytes] | None:
-        """``(event, link, digest)`` of a row after ``previous``: its event, the digest its
-        canonical text links to, the digest it stores; None when the general path must read
-        it. The digests are the bytes of their hex digits (``previous`` in UTF-8): a chain
-        read row by row carries the digest its last row stores, as bytes, into the next
-        row's link, with no string made of it."""
-        reader = self._readers.get(topic)
-        if reader is None or type(state) is not bytes:
-            return None
-        tail = _TAIL.search(state)  # at the last _META or nowhere: see _TAIL (and _tail_of)
-        if tail is None:
-            return None
-        body = _closed_before(state, tail.start())
+    def event(self, topic: str, body: bytes, reader: Reader) -> Any:
+        """The event of a sealed row's canonical text ``body`` (``topic``'s reader, from
+        :attr:`readers`) that its reader has not kept (:data:`SEEN`), or None when the general
+        path must read the row. Kept for the next row with the same text where
+        :func:`~mjledger.log.kept.kept_for_its_bytes` allows and the topic repeats at all."""
         decode, build, registry, seen = reader
-        event = seen.get(body)
-        if event is None:
-            event = self._event(topic, body, decode, build)
-            if event is None:
-                return None
-            if kept_for_its_bytes(event, registry):
-                if len(seen) >= _SEEN_ROWS:
-                    seen.clear()
-                seen[body] = event
-        return event, _hexlify(_sha256(previous + body).digest()), tail.group(1)
+        event = self._event(topic, body, decode, build)
+        if event is not None and registry is not None and kept_for_its_bytes(event, registry):
+            if len(seen) >= _SEEN_ROWS:
+                seen.clear()
+            seen[body] = event
+        return event
 
     def _event(
         self, topic: str, body: bytes, decode: Callable[[bytes], Any], build: Callable[[Any], Any]
@@ -164,30 +167,9 @@ class CanonicalRows:
         return event
 
 
-def canonical_text(state: bytes) -> bytes:
-    """The canonical text of a row :meth:`CanonicalRows.sealed` read (its ``state``): the
-    row's bytes up to the metadata, closed, the very bytes its link was hashed over. Decoded,
-    it is the row's object less the metadata keys."""
-    return _closed_before(state, _tail_of(state).start())
-
-
-def _tail_of(state: bytes) -> re.Match[bytes]:
-    """The metadata tail of a row :meth:`CanonicalRows.sealed` read, found as it found it."""
-    tail = _TAIL.search(state)
-    assert tail is not None  # the reader read the row by this very search
-    return tail
-
-
-def _closed_before(state: bytes, cut: int) -> bytes:
+def closed_before(state: bytes, cut: int) -> bytes:
     """A row's object up to its metadata (at ``cut``), closed: its canonical text."""
     return state[:cut] + b"}"
-
-
-def sealed_signature(state: bytes) -> str | None:
-    """The signature of a row :meth:`CanonicalRows.sealed` read (its ``state``), from its
-    metadata tail: what its object's ``"signature"`` key holds, or None where it has none."""
-    signature: bytes | None = _tail_of(state).group(2)
-    return None if signature is None else signature.decode("ascii")
 
 
 @cache

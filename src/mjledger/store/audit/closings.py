@@ -14,7 +14,6 @@ from mjledger.rules.protocol import QuickHand
 from mjledger.rules.registry import find_ruleset
 from mjledger.store.audit.chains import Row
 from mjledger.store.audit.run import Run
-from mjledger.store.canonical_rows import canonical_text
 from mjledger.store.events import HandClosed
 from mjledger.store.hand_forms import closing_of, quick_table_closing, stand_alone_start
 from mjledger.store.integrity import META_KEYS
@@ -85,11 +84,7 @@ def check_closing(
     expected: dict[str, Any] | None = None
     if isinstance(replayed, QuickHand):
         expected = quick_closing(replayed, number, hand)
-        if (
-            SEALED
-            and closing.state is not None
-            and (canonical_text(closing.state) == canonical_bytes(expected))
-        ):
+        if SEALED and (text := closing.text) is not None and text == canonical_bytes(expected):
             return  # the very closing recording writes of the hand: nothing differs
     where = {
         "match": match_id,

@@ -12,7 +12,6 @@ from typing import Any
 from mjledger.store.audit import closings
 from mjledger.store.audit.chains import Row
 from mjledger.store.audit.run import Run
-from mjledger.store.canonical_rows import sealed_signature
 from mjledger.store.events import HandClosed
 from mjledger.store.integrity import hand_message
 
@@ -22,10 +21,10 @@ def check_signature(
 ) -> None:
     """Count a signed hand_closed; with a public key, say where a signature is missing or
     does not verify."""
-    if closing.state is not None and closings.SEALED:
+    if closing.tail is not None and closings.SEALED:
         # Read in its sealed form: its type its event's, its signature in its metadata tail.
         kind: Any = closing.event.TYPE
-        signature: Any = sealed_signature(closing.state)
+        signature: Any = closing.signature
     else:
         kind = closing.data.get("type", "row")
         signature = closing.data.get("signature")
