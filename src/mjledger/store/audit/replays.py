@@ -309,8 +309,9 @@ class MatchAudit:
             return None
         if next(events, None) is not None or sum(settled.net.values()) != 0:
             return None  # a row after the hand's end (refused), or not zero-sum: as folded
+        match = self.match
         check_context(
-            self.run, first, self.table.of(opened, new), _where(self.match, number, line)(first)
+            self.run, first, self.table.of(opened, new), lambda: _where(match, number, line)(first)
         )
         after = _replace_state(
             opened,
@@ -335,7 +336,7 @@ class MatchAudit:
             run.find("replay_refused", exc.problem, **where(first))
             return state, None
         assert state.hand is not None
-        check_context(run, first, self.table.of(state, state.hand), where(first))
+        check_context(run, first, self.table.of(state, state.hand), lambda: where(first))
         opened = state
         fold = MatchFold(state)  # the hand folded in place: evolve without a copy per event
         for i, row in enumerate(hand[1:], 1):

@@ -11,6 +11,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from mjledger.fold.hand import HandState, close_hand
 from mjledger.log.events import MatchStarted
 from mjledger.rules.house import default_rules, rules_to_json
@@ -255,10 +257,20 @@ def _shows(row: Any, nets: list[Any], ruleset: str, hand: QuickHand) -> bool:
         and row[4] == hand.round_wind
         and row[5] == hand.outcome
         and row[7] == hand.next_dealer
-        and _loads(row[6]) == hand.winners
+        and _winners(row[6]) == hand.winners
         and all(r == ruleset for _, _, r, _ in nets)
         and {player: amount for _, player, _, amount in nets} == hand.net
     )
+
+
+def _winners(text: Any) -> Any:
+    """A row's winners for :func:`_shows`, decoded in C: a text that decodes so to a list
+    of strings decodes to the same list by :mod:`json` (what :func:`_loads` would give);
+    anything msgspec refuses is None, so the row goes to :meth:`MatchView._differs`."""
+    try:
+        return msgspec.json.decode(text)
+    except Exception:  # not JSON as msgspec reads it: for the general comparison to word
+        return None
 
 
 def _loads(text: Any) -> Any:
