@@ -29,6 +29,7 @@ from mjledger.store.audit import AuditReport, audit
 from mjledger.store.audit.chains import read_stream
 from mjledger.store.audit.report import AuditSummary
 from mjledger.store.audit.run import Run
+from mjledger.store.records import GENESIS
 from mjledger.store.signing import keygen, load_verifier
 from tests.store.test_audit_properties import match_logs
 from tests.store_logs import sichuan_match
@@ -258,6 +259,39 @@ def test_a_hand_started_s_house_rules_read_the_same_both_ways() -> None:
                 report = assert_same(store)
                 if rules != row["rules"] or ruleset != row["ruleset"]:
                     assert report.findings
+
+
+def test_a_match_start_is_read_in_one_step_at_its_class_s_version_only() -> None:
+    """match_started is stored at class_version 2: such a row is read in one step; one of
+    version 1 (its rules to be upcast), of no version or of any other is read the general
+    way, and every edit of the row, its chain recomputed, reports the same both ways."""
+    with recorded(sichuan_match(2, seed=6, match_id="v2")) as store:
+        db = sqlite3.connect(store)
+        rowid, topic, state = db.execute(
+            "SELECT rowid, topic, state FROM stored_events WHERE topic LIKE '%:MatchStarted'"
+        ).fetchone()
+        db.close()
+        run = Run(mock.Mock(), AuditSummary(str(store)), None, None)
+        (read,) = read_stream(run, [(rowid, 1, topic, state)], GENESIS, "s", lambda _v: {})
+        assert read.decoded is None
+        assert read.event is not None
+        assert list(run.flush()) == []
+        row = json.loads(_body(state))
+        assert row["class_version"] == 2
+        partial = {"base": row["rules"]["base"]}
+        for version in (None, 1, 2, 3, "2", 2.0, True):
+            for rules in (row["rules"], partial):
+                edited = {**row, "class_version": version, "rules": rules}
+                if version is None:
+                    del edited["class_version"]
+                body = json.dumps(edited, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                sealed = _sealed(body, GENESIS)
+                run = Run(mock.Mock(), AuditSummary(str(store)), None, None)
+                (one,) = read_stream(run, [(rowid, 1, topic, sealed)], GENESIS, "s", lambda _v: {})
+                assert (one.decoded is None) == (version == 2 and type(version) is int)
+                _set(store, rowid, sealed)
+                report = assert_same(store)
+                assert report.findings  # the head at least: the row is not the one recorded
 
 
 def test_signatures_read_the_same_both_ways(tmp_path: Path) -> None:

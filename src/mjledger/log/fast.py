@@ -472,8 +472,11 @@ def _strictly(
         yield number, (event if event is not None else decode_line(line.decode("utf-8"), number))
 
 
-def event_struct(cls: type) -> tuple[type, Callable[[Any], Any]]:
+def event_struct(
+    cls: type, extra: Sequence[tuple[str, Any]] = ()
+) -> tuple[type, Callable[[Any], Any]]:
     """The msgspec struct of ``cls``'s JSON objects (tagged by ``type``, strict types, unknown
-    fields refused) and the builder of its attrs value from a decoded struct (None where the
-    strict codec must read the object), for readers that need the decoded struct itself."""
-    return _event_struct(cls)
+    fields refused; with ``extra`` fields of the struct's own, which the builder leaves out)
+    and the builder of its attrs value from a decoded struct (None where the strict codec
+    must read the object), for readers that need the decoded struct itself."""
+    return _event_struct(cls, extra)

@@ -24,9 +24,9 @@ The chains pass reads each row so (:func:`mjledger.store.audit.chains.read_strea
 found by :data:`sealed_tail`, the text cut there by :func:`closed_before`, the event kept for
 that text or given by :meth:`CanonicalRows.event`), in its own loop: a call a row fewer.
 
-Whatever is declined (a backslash, metadata other than the recorder writes, a class above
-version 1, an encoding that differs, a field only the strict codec types, anything refused) is read
-the general way, so a damaged row gives exactly the findings it gives there.
+Whatever is declined (a backslash, metadata other than the recorder writes, a row of a class's
+earlier version, an encoding that differs, a field only the strict codec types, anything
+refused) is read the general way, so a damaged row gives exactly the findings it gives there.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -95,9 +95,12 @@ class CanonicalRows:
     def __init__(self) -> None:
         self.readers: dict[str, Reader] = {}
         for cls in (*EVENT_CLASSES, *STORE_EVENT_CLASSES):
-            if getattr(cls, "class_version", 1) != 1:
-                continue  # its rows may need upcasting: the general path's
-            struct, build = event_struct(cls)
+            version = getattr(cls, "class_version", 1)
+            # A class above version 1 is stored with its version (``seal``): a row of the
+            # class's own version is read here, one of an earlier version (to be upcast) is
+            # refused by the struct's type and read the general way.
+            extra = [] if version == 1 else [("class_version", Literal[version])]
+            struct, build = event_struct(cls, extra)
             decode: Callable[[bytes], Any] = msgspec.json.Decoder(struct).decode
             # The ledger's own events name their match or hand (a closing its hand's digest):
             # no two rows of them have the same text, so none is kept.
