@@ -2,13 +2,14 @@
 
 ``bench_audit.py`` builds its stores anew on every run (half a minute for 10,000 hands);
 this script builds them once (``--build DIR``: 10,000 Sichuan hands of seed 1, unsigned and
-signed, as ``bench_audit.build`` writes them) and then times, ``--rounds`` times in one
-process, raw ``sqlite3`` reading + ``json.loads`` of every row, the audit, and the signed
-audit with its public key, in CPU time, so that two trees can be run alternately on the very
-same stores::
+signed, as ``bench_audit.build`` writes them, in matches of 100 hands or ``--per-match``)
+and then times, ``--rounds`` times in one process, raw ``sqlite3`` reading + ``json.loads``
+of every row, the audit, and the signed audit with its public key, in CPU time, so that two
+trees can be run alternately on the very same stores::
 
     .venv/bin/python benchmarks/audit_rounds.py --build /dev/shm/aud
     PYTHONPATH=<tree>/src .venv/bin/python benchmarks/audit_rounds.py /dev/shm/aud --rounds 2
+    .venv/bin/python benchmarks/audit_rounds.py --build /dev/shm/aud10 --per-match 10
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_audit import build, raw_read
+from bench_audit import PER_MATCH, build, raw_read
 from mjledger.store.audit import audit
 from mjledger.store.signing import keygen, load_verifier
 
@@ -37,13 +38,16 @@ def main() -> None:
     parser.add_argument("--build", action="store_true", help="write the two stores there")
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--per-match", type=int, default=PER_MATCH, help="hands a match in the stores built"
+    )
     args = parser.parse_args()
     plain, signed = args.directory / "plain.sqlite", args.directory / "signed.sqlite"
     if args.build:
         args.directory.mkdir(parents=True, exist_ok=True)
         key, _ = keygen(args.directory / "k.pem")
-        build(plain, args.hands, 1, key=None, views=True)
-        build(signed, args.hands, 1, key=key, views=True)
+        build(plain, args.hands, 1, key=None, views=True, per_match=args.per_match)
+        build(signed, args.hands, 1, key=key, views=True, per_match=args.per_match)
         return
     verifier = load_verifier(args.directory / "k.pem.pub")
 

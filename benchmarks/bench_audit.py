@@ -56,9 +56,16 @@ _TMP = "/dev/shm" if Path("/dev/shm").is_dir() else None
 
 
 def build(
-    store: Path | str, hands: int, seed: int, *, key: Path | None, views: bool, direct: bool = False
+    store: Path | str,
+    hands: int,
+    seed: int,
+    *,
+    key: Path | None,
+    views: bool,
+    direct: bool = False,
+    per_match: int = PER_MATCH,
 ) -> float:
-    """Record ``hands`` hands in matches of PER_MATCH; returns the seconds it took.
+    """Record ``hands`` hands in matches of ``per_match``; returns the seconds it took.
 
     ``direct``: each match in one transaction instead of one per hand — the very rows
     ``record_log`` writes (the ledger's own batches, validated and sealed the same way, head
@@ -69,7 +76,7 @@ def build(
     ledger = Ledger(store, signing_key=key)
     done = match = 0
     while done < hands:
-        n = min(PER_MATCH, hands - done)
+        n = min(per_match, hands - done)
         text = sichuan_log(rng, n).replace('"bench-sichuan"', f'"bench-{match:07d}"', 1)
         if direct:
             events = parse_log(text)
