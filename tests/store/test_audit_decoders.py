@@ -292,6 +292,13 @@ def test_a_match_start_is_read_in_one_step_at_its_class_s_version_only() -> None
                 _set(store, rowid, sealed)
                 report = assert_same(store)
                 assert report.findings  # the head at least: the row is not the one recorded
+        # Its house rules, read once a table (kept by their text): every edit the same both ways.
+        for rules in ({"zz": 1}, {"base": "1"}, {"base": True}, {}, None, [], "sichuan"):
+            for ruleset in (row["ruleset"], "hongkong"):
+                edited = {**row, "rules": rules, "ruleset": ruleset}
+                body = json.dumps(edited, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                _set(store, rowid, _sealed(body, GENESIS))
+                assert_same(store)
 
 
 def test_signatures_read_the_same_both_ways(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from mjledger.log.events import EVENT_CLASSES, HandStarted
+from mjledger.log.events import EVENT_CLASSES, HandStarted, MatchStarted
 from mjledger.log.fast import UNBUILT, UNDECODED, UNSET, event_struct
 from mjledger.log.kept import kept_for_its_bytes, registry_fields
 from mjledger.rules.house import rules_from_json
@@ -66,8 +66,10 @@ _TAIL: Final = re.compile(
 # signature its group 2 (see _TAIL).
 sealed_tail: Final = _TAIL.search
 
-_HAND_STARTED: Final = topic_of(HandStarted)
-_SET_RULES: Final[Callable[[Any, Any], None]] = vars(HandStarted)["rules"].__set__
+# The events that carry house rules, by topic: the setter of each one's ``rules`` slot.
+_SET_RULES: Final[dict[str, Callable[[Any, Any], None]]] = {
+    topic_of(cls): vars(cls)["rules"].__set__ for cls in (MatchStarted, HandStarted)
+}
 _RULES_KEPT: Final = 256  # house rules read, kept by their JSON (a store has few)
 
 # Events kept for their canonical text, per topic (each kept set forgotten when full): a
@@ -136,22 +138,25 @@ class CanonicalRows:
             struct = decode(body)
             if self._encode(struct) != body:
                 return None
-            if topic == _HAND_STARTED and struct.rules is not UNSET:
-                return self._with_rules(struct, build)
+            set_rules = _SET_RULES.get(topic)
+            if set_rules is not None and struct.rules is not UNSET:
+                return self._with_rules(struct, build, set_rules)
             return build(struct)
         except UNDECODED:
             return None
         except UNBUILT:  # the general path words it
             return None
 
-    def _with_rules(self, struct: Any, build: Callable[[Any], Any]) -> Any:
-        """A stored hand_started with its match's house rules (a field only the strict codec
-        types): the event without them, then the rules as the converter reads them
-        (:func:`mjledger.rules.house.rules_from_json` of the line's ruleset, a pure function,
-        so each match's rules are read once). The rules field has no validator of its own
-        (the post-init check reads it), so this is the converter's event, or None where the
-        converter must say why not. The event is new, built here: setting its slot shares
-        nothing."""
+    def _with_rules(
+        self, struct: Any, build: Callable[[Any], Any], set_rules: Callable[[Any, Any], None]
+    ) -> Any:
+        """A stored match_started or hand_started with its house rules (a field only the
+        strict codec types): the event without them, then the rules as the converter reads
+        them (:func:`mjledger.rules.house.rules_from_json` of the line's ruleset, a pure
+        function, so each table's rules are read once, not once a match and once a hand).
+        The rules field has no validator of its own in either class (the post-init check
+        reads it), so this is the converter's event, or None where the converter must say
+        why not. The event is new, built here: setting its slot shares nothing."""
         raw, struct.rules = struct.rules, UNSET
         event = build(struct)
         if event is None or event.ruleset is None:
@@ -165,7 +170,7 @@ class CanonicalRows:
             self._rules[key] = rules
         # ``attrs.evolve`` less its second run of the validators over the values they passed:
         # the rules set in the new event's slot, then the one check that reads them.
-        _SET_RULES(event, rules)
+        set_rules(event, rules)
         event.__attrs_post_init__()
         return event
 
