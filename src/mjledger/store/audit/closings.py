@@ -26,6 +26,11 @@ from mjledger.store.records import stored_form
 _HAND_FIELDS: Final = ("number", "events", "hand_digest")
 _ROTATION_FIELDS: Final = ("dealer", "dealer_streak", "round_wind")
 _TABLE_FIELDS: Final = ("match", "ruleset", "players", "rules")
+# What check_context compares of a hand_started row, and the finding each group gives.
+_CONTEXT_CHECKS: Final = (
+    ("rotation_differs", _ROTATION_FIELDS),
+    ("context_differs", ("number", *_TABLE_FIELDS)),
+)
 
 
 class TableContext:
@@ -59,10 +64,7 @@ def check_context(
     """The hand_started row's rotation and table against ``expected`` (:class:`TableContext`);
     ``where`` says where the row is, for a finding."""
     found = _context(first)
-    for code, fields in (
-        ("rotation_differs", _ROTATION_FIELDS),
-        ("context_differs", ("number", *_TABLE_FIELDS)),
-    ):
+    for code, fields in _CONTEXT_CHECKS:
         wrong = [f for f in fields if expected.get(f) != found.get(f)]
         if wrong:
             run.find(
@@ -74,26 +76,16 @@ def check_context(
             )
 
 
-class _Context(msgspec.Struct):
-    """The fields :func:`check_context` compares, each as :func:`msgspec.json.decode` gives
-    it in the row's object (None where the row has none: what ``dict.get`` gives there)."""
-
-    dealer: Any = None
-    dealer_streak: Any = None
-    round_wind: Any = None
-    number: Any = None
-    match: Any = None
-    ruleset: Any = None
-    players: Any = None
-    rules: Any = None
-
-
+# The fields check_context compares, as a struct: each as msgspec.json.decode gives it in the
+# row's object, None where the row has none (what ``dict.get`` gives there).
+_CONTEXT_FIELDS: Final = tuple(f for _code, fields in _CONTEXT_CHECKS for f in fields)
+_Context: Final = msgspec.defstruct("_Context", [(f, Any, None) for f in _CONTEXT_FIELDS])
 _DECODE_CONTEXT: Final = msgspec.json.Decoder(_Context).decode
 
 
 def _context(first: Row) -> dict[str, Any]:
     """The compared fields of a hand's first row (none of them a metadata key). A row read
-    in one step is canonical JSON, no key repeated: its eight fields alone are decoded, as
+    in one step is canonical JSON, no key repeated: those fields alone are decoded, as
     decoding the whole object would give them (half the time of the whole)."""
     if first.decoded is None and first.tail is not None:
         return msgspec.structs.asdict(_DECODE_CONTEXT(first.state))
