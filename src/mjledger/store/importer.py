@@ -96,14 +96,12 @@ class HandSpool:
     is accepted: recording then only chains digests and writes, without decoding or folding
     the log again. The first hands stay in memory as they are, their events' stored forms
     shared between them (:func:`stored_forms`), up to :data:`SPOOL_MEMORY` reckoned; the
-    rest go to a temporary file, :data:`SPILLED_AT_ONCE` hands a chunk (a chunk not yet full
-    waits in memory), so memory stays bounded whatever the log's length. A chunk is written
-    in :mod:`marshal`'s format after its length, by one call, which writes a text its hands
-    share once: half the bytes and a third of the time of a call a hand. A hand on the file
-    holds plain values only (strings, bytes, integers, booleans, None, lists, tuples and
-    dicts of them), which :mod:`marshal` writes and reads back in C, faster than
-    :mod:`pickle`; the file is read back by the process that wrote it. Neither is changed by
-    reading it."""
+    rest go to a temporary file, :data:`SPILLED_AT_ONCE` hands a chunk (one not yet full waits
+    in memory), so memory stays bounded whatever the log's length. A chunk is one call of
+    :mod:`marshal` (in C, faster than :mod:`pickle`; a text its hands share written once),
+    after its length; its hands hold plain values only (strings, bytes, integers, booleans,
+    None, lists, tuples and dicts of them), read back by the process that wrote them.
+    Neither is changed by reading it."""
 
     def __init__(self) -> None:
         self._kept: list[SpooledHand] = []
@@ -135,8 +133,7 @@ class HandSpool:
 
     @property
     def spilled(self) -> int:
-        """How many of the hands are past the memory kept: on the file, or in the chunk that
-        waits for it."""
+        """How many of the hands are past the memory kept (on the file, or waiting for it)."""
         return self.hands - len(self._kept)
 
     def __iter__(self) -> Iterator[SpooledHand]:
@@ -158,8 +155,7 @@ class HandSpool:
 
 
 _LENGTH: Final = struct.Struct("<Q")
-# How many spilled hands one chunk of the spool's file holds.
-SPILLED_AT_ONCE: Final = 64
+SPILLED_AT_ONCE: Final = 64  # hands a chunk of the spool's file holds
 
 
 @frozen
