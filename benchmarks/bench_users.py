@@ -420,15 +420,14 @@ def measure(args: argparse.Namespace) -> Goals:
     compile_trees()
     with tempfile.TemporaryDirectory(prefix="mjledger-bench-") as temporary:
         directory = Path(temporary)
-        # (benchmarks/run passes its own arguments: none of the flags that pick one part.)
-        if getattr(args, "stored", False):
+        if args.stored:
             log = simulated(directory, "sichuan-tiles", tile_hands)
             stored(goals, directory, log, tile_hands, args.rounds)
             return goals
-        if getattr(args, "tiles", False):
+        if args.tiles:
             tile_logs(goals, directory, 3_000, args.rounds)
             return goals
-        if getattr(args, "facts", False):
+        if args.facts:
             facts_rows(goals, directory, facts_hands, args.rounds)
             return goals
         print("start-up", flush=True)

@@ -31,7 +31,7 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
@@ -45,8 +45,6 @@ from mjledger.log.reader import iter_text
 from mjledger.store.head import CREATE_HEAD, HEAD_TABLE, MOVE_KNOWN_HEAD
 
 Groups = list[list[tuple[str, int, str, bytes]]]
-
-
 Timing = tuple[float, float]  # (wall, CPU) seconds
 
 
@@ -88,8 +86,8 @@ def two_hashes(groups: Groups) -> None:
             head = sha256(head + state).digest()
 
 
-def drain(events: object) -> None:
-    for _ in events:  # type: ignore[attr-defined]
+def drain(events: Iterable[object]) -> None:
+    for _ in events:
         pass
 
 

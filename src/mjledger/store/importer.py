@@ -149,7 +149,7 @@ class HandSpool:
         yield from self._pending
 
     def close(self) -> None:
-        self._kept = self._pending = []
+        self._kept, self._pending = [], []
         if self._finalizer is not None:
             self._finalizer()
 
