@@ -65,6 +65,7 @@ MOVE_KNOWN_HEAD: Final = (
 # Held while a recorder's kept writer connection is handed over (see HeadRecorder.writer).
 _KEEPING: Final = threading.Lock()
 # Rows one INSERT statement takes at most (see insert_rows): a transaction of more runs more.
+# Four parameters a row: 256, under even an old SQLite's limit of 999 a statement.
 ROWS_A_STATEMENT: Final = 64
 # Statements a writer's own connection keeps compiled: an INSERT of each row count up to
 # ROWS_A_STATEMENT, and a transaction's others (BEGIN, the head's, COMMIT).
