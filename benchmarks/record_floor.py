@@ -67,8 +67,9 @@ def raw_multi_row(path: Path, groups: Groups, *, head: bool = False) -> None:
     db = sqlite3.connect(path, isolation_level=None, cached_statements=80)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(SCHEMA)
-    db.execute(CREATE_HEAD)
-    db.execute(f"INSERT INTO {HEAD_TABLE} VALUES (1, 0, 0, '', NULL)")
+    if head:
+        db.execute(CREATE_HEAD)
+        db.execute(f"INSERT INTO {HEAD_TABLE} VALUES (1, 0, 0, '', NULL)")
     cursor = db.cursor()
     rows, digest = 0, ""
     for group in groups:
